@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Driver for the per-CPU kernel page tables project: lays out the kernel
+# tree (Debian's linux-source-6.12 + patches/series + the files this
+# repository owns), builds arm64 kernels from the config fragments in
+# arch/arm64/configs/, and boots them under QEMU with a NUMA topology.
+#
+#   make run      build, boot, print what the kernel shows, power off
+#   make check    build and boot the test configurations, run every test,
+#                 end with "N passed, N failed"
+#   make help     everything else
+#
+# Build products go to out/ (ignored by git).
+
+SHELL := /bin/bash
+REPO := $(CURDIR)
+OUT := $(REPO)/out
+TREE := $(OUT)/linux
+BASE_TREE := $(OUT)/linux-base
+S := $(REPO)/scripts/pcpt
+CFG_DIR := $(REPO)/arch/arm64/configs
+
+# ---- options (validated below) -------------------------------------------
+CONFIG ?= default
+PAGES ?= 4k
+NODES ?= 4
+CPUS_PER_NODE ?= 2
+NODE_MEM ?= 1024
+CMDLINE ?=
+INTERACTIVE ?= 0
+BROKEN ?= 0
+FORCE ?= 0
+CHECK_CONFIGS ?= default debug
+MATRIX ?= default:4k:nokaslr default:4k:kpti=0 default:16k: default:64k: swpan:4k:
+BENCH_ITERS ?= 3
+
+CONFIGS_ACCEPTED := default debug swpan
+PAGES_ACCEPTED := 4k 16k 64k
+
+define accept
+$(if $(filter-out 1,$(words $($(1)))),$(error $(1)='$($(1))' is not accepted; use one of: $(2)))
+$(if $(filter $($(1)),$(2)),,$(error $(1)='$($(1))' is not accepted; use one of: $(2)))
+endef
+$(eval $(call accept,CONFIG,$(CONFIGS_ACCEPTED)))
+$(eval $(call accept,PAGES,$(PAGES_ACCEPTED)))
+$(eval $(call accept,NODES,1 2 3 4 5 6 7 8))
+$(eval $(call accept,CPUS_PER_NODE,1 2 3 4))
+$(eval $(call accept,INTERACTIVE,0 1))
+$(eval $(call accept,BROKEN,0 1))
+$(eval $(call accept,FORCE,0 1))
+$(foreach c,$(CHECK_CONFIGS),$(if $(filter $(c),$(CONFIGS_ACCEPTED)),,\
+	$(error CHECK_CONFIGS has '$(c)'; accepted: $(CONFIGS_ACCEPTED))))
+ifneq ($(shell [ "$(NODE_MEM)" -eq "$(NODE_MEM)" ] 2>/dev/null && \
+	[ "$(NODE_MEM)" -ge 256 ] && [ "$(NODE_MEM)" -le 8192 ] && echo ok),ok)
+$(error NODE_MEM='$(NODE_MEM)' is not accepted; use MiB per node, 256 to 8192)
+endif
+ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le 16 ] && echo ok),ok)
+$(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=16 of the test configuration)
+endif
+
+# Fragments of each configuration, applied in order on top of allnoconfig.
+FRAGS_default := pcpt.config pcpt-$(PAGES).config
+FRAGS_debug := $(FRAGS_default) pcpt-debug.config
+FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
+# Seconds before a boot counts as hung (TCG; the debug kernel is slow).
+TIMEOUT_default := 900
+TIMEOUT_debug := 2400
+TIMEOUT_swpan := 900
+
+LABEL := $(CONFIG)-$(PAGES)
+LOGTAG ?= $(LABEL)
+BLD := $(OUT)/build/$(LABEL)
+IMAGE := $(BLD)/arch/arm64/boot/Image
+INITRD := $(BLD)/initramfs.cpio
+KSFT := $(BLD)/kselftest_install
+LOGDIR := $(OUT)/logs
+BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
+	CMDLINE="$(CMDLINE)" BROKEN=$(BROKEN) TIMEOUT=$(TIMEOUT_$(CONFIG))
+KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
+	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O=$(BLD) KDIR=$(BLD) \
+	TARGETS=percpu_pgtable KSFT_INSTALL_PATH=$(KSFT)
+
+# ccache: paths below the repository are hashed relative to it, so a fresh
+# clone elsewhere (CI) reuses the objects of an earlier build.
+export CCACHE_DIR ?= $(HOME)/.ccache
+export CCACHE_BASEDIR ?= $(REPO)
+# -fmacro-prefix-map names the absolute source path; it maps __FILE__ to
+# the same relative name in every clone, so it can stay out of the hash.
+export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
+
+.PHONY: help deps tree export sync build kselftest initramfs run check \
+	check-one matrix bench clean distclean
+
+help:
+	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
+	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
+	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
+	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
+	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
+	echo "make deps      install the Debian packages and the arm64 busybox"; \
+	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
+	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  CMDLINE='...'  INTERACTIVE=1  BROKEN=1"
+
+deps:
+	@bash $(S)/deps.sh $(OUT)
+
+tree: deps
+	@bash $(S)/lay-tree.sh $(if $(filter 1,$(FORCE)),--force) $(REPO) $(TREE)
+
+export:
+	@bash $(S)/export-tree.sh $(REPO) $(TREE)
+
+sync: deps
+	@bash $(S)/lay-tree.sh --sync $(REPO) $(TREE)
+
+build: sync
+	@bash $(S)/build-kernel.sh $(TREE) $(BLD) $(addprefix $(CFG_DIR)/,$(FRAGS_$(CONFIG)))
+
+kselftest: build
+	@rm -rf $(KSFT)
+	@$(MAKE) -s -C $(TREE)/tools/testing/selftests/percpu_pgtable/test_modules \
+		KDIR=$(BLD) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- clean >/dev/null
+	@$(KSFT_MAKE) install >$(BLD)/kselftest.log 2>&1 || \
+		{ tail -20 $(BLD)/kselftest.log; echo "pcpt: error: kselftest build failed (log: $(BLD)/kselftest.log)"; exit 1; }
+
+initramfs: kselftest
+	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) $(INITRD) \
+		$(KSFT):/kselftest
+
+run: initramfs
+ifeq ($(INTERACTIVE),1)
+	@$(BOOT_ENV) MODE=shell bash $(S)/boot.sh $(IMAGE) $(INITRD) $(LOGDIR)/run-$(LABEL).log
+else
+	@$(BOOT_ENV) MODE=run QUIET=1 bash $(S)/boot.sh $(IMAGE) $(INITRD) $(LOGDIR)/run-$(LABEL).log; \
+	rc=$$?; sed -n '/^PCPT-REPORT-BEGIN/,/^PCPT-REPORT-END/p' $(LOGDIR)/run-$(LABEL).log | sed '1d;$$d'; \
+	[ $$rc -eq 0 ] || { tail -30 $(LOGDIR)/run-$(LABEL).log; \
+		echo "pcpt: error: boot failed (log: $(LOGDIR)/run-$(LABEL).log)"; exit 1; }
+endif
+
+# One configuration: build, boot, judge.  Writes $(LOGDIR)/check-LABEL.log.json.
+check-one:
+	@rm -f $(LOGDIR)/check-$(LOGTAG).log.json
+	@$(MAKE) -s --no-print-directory initramfs CONFIG=$(CONFIG) PAGES=$(PAGES)
+	@echo "pcpt: === check $(LABEL) ($(NODES) nodes x $(CPUS_PER_NODE) CPUs$(if $(CMDLINE),; $(CMDLINE))) ==="
+	@$(BOOT_ENV) MODE=check QUIET=1 bash $(S)/boot.sh $(IMAGE) $(INITRD) \
+		$(LOGDIR)/check-$(LOGTAG).log; rc=$$?; \
+	python3 $(S)/results.py judge --tree $(TREE) --label "$(LABEL)$(if $(CMDLINE), $(CMDLINE))" \
+		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
+
+check:
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES):,$(CHECK_CONFIGS))"
+
+matrix:
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"
+
+# Base (no patches, none of our files) and patched kernels from the same
+# fragments, booted alternately in one run.  Fragment symbols the base
+# does not know are expected there (PCPT_LAX_CONFIG).
+BASE_BLD := $(OUT)/build-base/$(LABEL)
+BENCH_DIR := $(OUT)/bench/$(LABEL)
+bench: build
+	@[ -d $(BASE_TREE) ] || git -C $(TREE) worktree add -q --detach $(BASE_TREE) pcpt-base
+	@git -C $(BASE_TREE) checkout -q --detach pcpt-base
+	@PCPT_LAX_CONFIG=1 bash $(S)/build-kernel.sh $(BASE_TREE) $(BASE_BLD) \
+		$(addprefix $(CFG_DIR)/,$(FRAGS_$(CONFIG)))
+	@bash $(S)/build-perf.sh $(BASE_TREE) $(OUT)/perf
+	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
+	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf
+	@cp $(S)/guest-bench.sh $(BENCH_DIR)/guest/run.sh
+	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) \
+		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
+	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
+		--initrd $(BENCH_DIR)/initramfs.cpio \
+		$(BASE_BLD)/arch/arm64/boot/Image $(IMAGE)
+
+clean:
+	rm -rf $(OUT)/build $(OUT)/logs $(OUT)/bench
+
+distclean:
+	rm -rf $(OUT)

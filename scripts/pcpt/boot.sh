@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel and initramfs under qemu-system-aarch64 -M virt -cpu max
+# with a NUMA topology, and save the console.
+#
+# Usage: boot.sh IMAGE INITRD LOG
+# Environment (defaults in brackets):
+#   NODES [4], CPUS_PER_NODE [2], NODE_MEM [1024] (MiB per node)
+#   MODE [run]      guest action: run, check, bench, shell
+#   CMDLINE []      extra kernel command line
+#   BROKEN [0]      1: also run the deliberately failing selftest
+#   TIMEOUT [900]   seconds before the boot counts as hung
+#   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
+#
+# Exit status: 0 when the guest powered itself off after printing
+# PCPT-DONE, 1 otherwise (hang, crash, QEMU error).  The guest's own
+# test results are judged from LOG by results.py, not here.
+set -uo pipefail
+
+[ $# -eq 3 ] || { echo "usage: boot.sh IMAGE INITRD LOG" >&2; exit 2; }
+image=$1 initrd=$2 log=$3
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+NODES=${NODES:-4}
+CPUS_PER_NODE=${CPUS_PER_NODE:-2}
+NODE_MEM=${NODE_MEM:-1024}
+MODE=${MODE:-run}
+TIMEOUT=${TIMEOUT:-900}
+
+[ -f "$image" ] || die "kernel image $image not found"
+[ -f "$initrd" ] || die "initramfs $initrd not found"
+
+args=(-M virt,gic-version=3 -cpu max,pauth-impdef=on -accel tcg,thread=multi
+      -smp $((NODES * CPUS_PER_NODE)) -m $((NODES * NODE_MEM))M
+      -nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd")
+for ((n = 0; n < NODES; n++)); do
+	first=$((n * CPUS_PER_NODE))
+	last=$((first + CPUS_PER_NODE - 1))
+	args+=(-object "memory-backend-ram,id=mem$n,size=${NODE_MEM}M"
+	       -numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
+done
+append="console=ttyAMA0 panic=-1 oops=panic pcpt.mode=$MODE pcpt.nodes=$NODES"
+append+=" pcpt.cpus_per_node=$CPUS_PER_NODE pcpt.node_mem=$NODE_MEM pcpt.broken=${BROKEN:-0}"
+append+=" ${CMDLINE:-}"
+args+=(-append "$append")
+# shellcheck disable=SC2206
+args+=(${QEMU_EXTRA:-})
+
+mkdir -p "$(dirname "$log")"
+info "booting: qemu-system-aarch64 ${args[*]}"
+info "console log: $log"
+start=$(date +%s)
+if [ "$MODE" = shell ]; then
+	qemu-system-aarch64 "${args[@]}" 2>&1 | tee "$log"
+	exit 0
+fi
+timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "${args[@]}" </dev/null 2>&1 |
+	tee "$log" | if [ "${QUIET:-0}" = 1 ]; then cat >/dev/null; else cat; fi
+rc=${PIPESTATUS[0]}
+secs=$(($(date +%s) - start))
+echo "$secs" > "$log.seconds"
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	warn "guest did not power off within $TIMEOUT s: counted as hung (log: $log)"
+	exit 1
+fi
+if [ "$rc" -ne 0 ]; then
+	warn "qemu exited with status $rc after $secs s (log: $log)"
+	exit 1
+fi
+if ! grep -q '^PCPT-DONE' "$log"; then
+	warn "guest stopped after $secs s without finishing its run (log: $log)"
+	exit 1
+fi
+info "guest powered off after $secs s"

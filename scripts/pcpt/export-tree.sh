@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write the work tree's changes back into the repository:
+#
+#   - every commit after pcpt-base that touches files of the base kernel
+#     becomes one patch in patches/ (git format-patch, limited to those
+#     files), and patches/series lists them in order;
+#   - every file that is not in the base (a project-owned file) is copied
+#     back to the same path in the repository, committed or not.
+#
+# A project file changed in the repository since the tree was laid is
+# never overwritten: if the tree changed it too, export stops and names it.
+# Running it with no edits in the tree changes nothing in the repository.
+#
+# Usage: export-tree.sh REPO TREE
+{
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: export-tree.sh REPO TREE" >&2; exit 2; }
+repo=$(cd "$1" && pwd)
+tree=$2
+. "$repo/scripts/pcpt/lib.sh"
+
+[ -d "$tree/.git" ] || die "$tree is not laid out: run 'make tree' first"
+git_t() { git -C "$tree" "$@"; }
+laid=$(cat "$tree/.git/pcpt-laid")
+
+git_t ls-tree -r --name-only pcpt-base | sort > "$tree/.git/pcpt-base-files"
+# Project-owned files: in the tree (committed or not, not ignored) but not
+# in the base.
+mapfile -t owned < <(cd "$tree" && { git ls-files --cached --others --exclude-standard; } |
+	sort -u | comm -23 - "$tree/.git/pcpt-base-files" |
+	while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done)
+
+# Upstream edits must be committed: a patch needs a subject and a message.
+if git_t status --porcelain --untracked-files=no | cut -c4- | sort |
+	comm -12 - "$tree/.git/pcpt-base-files" | grep -q .; then
+	die "uncommitted edits to base kernel files in $tree: commit them (one commit per patch) and run 'make export' again"
+fi
+
+# same_as_laid FILE SIDE: does SIDE's copy of FILE equal the laid version?
+same_as_laid() {
+	local f=$1 copy=$2
+	if git_t cat-file -e "$laid:$f" 2>/dev/null; then
+		[ -f "$copy" ] && cmp -s <(git_t cat-file -p "$laid:$f") "$copy"
+	else
+		[ ! -e "$copy" ]
+	fi
+}
+
+conflicts=()
+for f in "${owned[@]}"; do
+	cmp -s "$tree/$f" "$repo/$f" && continue
+	same_as_laid "$f" "$repo/$f" || conflicts+=("$f")
+done
+if [ ${#conflicts[@]} -gt 0 ]; then
+	for f in "${conflicts[@]}"; do warn "$f changed both in the repository and in $tree"; done
+	die "resolve these by hand (copy one side over the other), then export again"
+fi
+
+excludes=()
+for f in "${owned[@]}"; do excludes+=(":(exclude,literal)$f"); done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git_t format-patch -q --zero-commit --no-signature --no-numbered \
+	-o "$tmp" pcpt-base..HEAD -- . "${excludes[@]}" >/dev/null
+
+mkdir -p "$repo/patches"
+{
+	echo "# Patches to upstream files, applied in order on top of the base"
+	echo "# (scripts/pcpt/lib.sh: BASE_PKG).  Written by 'make export'."
+	(cd "$tmp" && ls -1 -- *.patch 2>/dev/null || true)
+} > "$tmp/series.new"
+
+changed=0
+for p in "$tmp"/*.patch; do
+	[ -e "$p" ] || continue
+	if ! cmp -s "$p" "$repo/patches/$(basename "$p")"; then
+		cp "$p" "$repo/patches/"
+		info "wrote patches/$(basename "$p")"
+		changed=1
+	fi
+done
+for p in "$repo"/patches/*.patch; do
+	[ -e "$p" ] || continue
+	if [ ! -e "$tmp/$(basename "$p")" ]; then
+		rm -f "$p"
+		info "removed patches/$(basename "$p")"
+		changed=1
+	fi
+done
+if ! cmp -s "$tmp/series.new" "$repo/patches/series"; then
+	cp "$tmp/series.new" "$repo/patches/series"
+	info "wrote patches/series"
+	changed=1
+fi
+
+for f in "${owned[@]}"; do
+	case " $OWNED_DIRS " in *" ${f%%/*} "*) ;; *)
+		warn "$f is outside the owned directories ($OWNED_DIRS): not exported"
+		continue ;;
+	esac
+	if ! cmp -s "$tree/$f" "$repo/$f"; then
+		mkdir -p "$(dirname "$repo/$f")"
+		cp -p "$tree/$f" "$repo/$f"
+		info "wrote $f"
+		changed=1
+	fi
+done
+# Owned files removed from the tree leave the repository too, unless the
+# repository changed them since the tree was laid.
+while IFS= read -r f; do
+	[ -e "$tree/$f" ] && continue
+	if ! same_as_laid "$f" "$repo/$f"; then
+		warn "$f is gone from $tree but changed in the repository: kept"
+		continue
+	fi
+	rm -f "$repo/$f"
+	info "removed $f"
+	changed=1
+done < <(owned_files "$repo")
+
+# The tree now is what the repository describes: later builds may sync
+# into it again without calling it "local edits".
+if [ -z "$(git_t status --porcelain)" ]; then
+	git_t rev-parse HEAD > "$tree/.git/pcpt-laid"
+	bash "$repo/scripts/pcpt/lay-tree.sh" --print-key "$repo" "$tree" > "$tree/.git/pcpt-key"
+fi
+
+[ $changed -eq 1 ] || info "nothing to export: the repository already matches $tree"
+exit 0
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test guest (busybox).  What it does is chosen by
+# pcpt.mode= on the kernel command line, written by scripts/pcpt/boot.sh:
+#
+#   run    print the report and power off
+#   check  print the report, run the installed kselftests (TAP) and
+#          power off
+#   bench  run /bench/run.sh and power off
+#   shell  print the report and start an interactive shell
+#
+# The host reads the console between the PCPT-* markers.
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# The kselftest runner calls "timeout --foreground", which busybox lacks;
+# the guest has no job control to lose, so the option can be dropped.
+rm -f /usr/bin/timeout
+printf '#!/bin/sh\n[ "$1" = --foreground ] && shift\nexec /bin/busybox timeout "$@"\n' > /usr/bin/timeout
+chmod 755 /usr/bin/timeout
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
+# devtmpfs has no /dev/std*; the kselftest runner writes to /dev/stdout.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+
+opt()
+{
+	for w in $(cat /proc/cmdline); do
+		case "$w" in "pcpt.$1="*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
+report()
+{
+	echo "PCPT-REPORT-BEGIN"
+	pages=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_ARM64_\([0-9]*K\)_PAGES=y/\1/p')
+	vabits=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_ARM64_VA_BITS=//p')
+	echo "kernel:  $(uname -r) ($(uname -m)), ${pages:-?} pages, ${vabits:-?}-bit VA"
+	echo "cmdline: $(cat /proc/cmdline)"
+	echo "nodes:   $(cat /sys/devices/system/node/online) online"
+	for n in /sys/devices/system/node/node[0-9]*; do
+		kb=$(awk '/MemTotal/ { print $4 }' "$n/meminfo")
+		echo "  ${n##*/}: cpus $(cat "$n/cpulist"), memory $((kb / 1024)) MiB"
+	done
+	echo "cpus:    $(cat /sys/devices/system/cpu/online) online"
+	# Feature status lines: every client prints one pr_info line with
+	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
+	dmesg | grep -E 'percpu_pgtable:|ktext_replica:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
+	echo "PCPT-REPORT-END"
+}
+
+mode=$(opt mode run)
+case "$mode" in
+run)
+	report
+	;;
+check)
+	report
+	cd /kselftest || exit 1
+	[ "$(opt broken 0)" = 1 ] &&
+		echo "percpu_pgtable:harness_broken.sh" >> kselftest-list.txt
+	echo "PCPT-KSELFTEST-BEGIN"
+	./run_kselftest.sh
+	echo "PCPT-KSELFTEST-END"
+	cd /
+	;;
+bench)
+	echo "PCPT-BENCH-BEGIN"
+	sh /bench/run.sh
+	echo "PCPT-BENCH-END"
+	;;
+shell)
+	report
+	echo "pcpt: interactive shell; 'exit' powers the guest off"
+	setsid cttyhack sh -l
+	;;
+*)
+	echo "PCPT-ERROR: unknown pcpt.mode=$mode (accepted: run, check, bench, shell)"
+	;;
+esac
+# Let the console drain, then power off through PSCI.
+sync
+echo "PCPT-DONE"
+poweroff -f

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Judge one guest run from its console log, or sum up several runs.
+#
+#   results.py judge --tree TREE --label LABEL --boot-rc RC LOG
+#       prints one line per test, writes LOG.json, exits 1 on any failure
+#   results.py total JSON...
+#       prints the failed tests again and the final "N passed, N failed"
+#
+# KTAP (built-in KUnit suites, printed while the kernel boots) and the
+# kselftest TAP (printed by run_kselftest.sh between the PCPT-KSELFTEST
+# markers) are both parsed by the kernel's own parser,
+# tools/testing/kunit/kunit_parser.py.  Any Oops, BUG, WARNING, KASAN,
+# KFENCE, UBSAN or lockdep report anywhere on the console fails the run.
+
+import argparse
+import io
+import json
+import os
+import re
+import sys
+
+# Console reports that fail a run whatever the tests said.
+SPLATS = [
+    r'Kernel panic - not syncing',
+    r'Internal error: Oops',
+    r'\bOops\b',
+    r'Unable to handle kernel',
+    r'kernel BUG at',
+    r'\bBUG: ',
+    r'WARNING: .* at ',
+    r'WARNING: (possible|suspicious|inconsistent|bad unlock|nested lock|held lock)',
+    r'BUG: KASAN',
+    r'BUG: KFENCE',
+    r'UBSAN:',
+    r'INFO: (possible|lockdep|task .* blocked)',
+    r'rcu: INFO: .* detected stalls',
+    r'watchdog: BUG: soft lockup',
+    r'Call trace:',
+]
+SPLAT_RE = re.compile('|'.join(SPLATS))
+# Lines that match a pattern above but report nothing wrong.
+BENIGN_RE = re.compile(r'KTAP|^\s*#|ok \d+ |BUG: KASAN: .*kunit|'
+                       r'KASAN: (?:use-after-free|slab-out-of-bounds).* in kasan_')
+TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def load_parser(tree):
+    sys.path.insert(0, os.path.join(tree, 'tools', 'testing', 'kunit'))
+    import kunit_parser
+    import kunit_printer
+    return kunit_parser, kunit_printer
+
+
+def section(lines, begin, end):
+    """Lines strictly between the first BEGIN and the next END marker."""
+    out, inside, closed = [], False, False
+    for line in lines:
+        if not inside and line.startswith(begin):
+            inside = True
+            continue
+        if inside and line.startswith(end):
+            closed = True
+            break
+        if inside:
+            out.append(line)
+    return out, inside, closed
+
+
+def leaves(test, prefix, depth):
+    """(name, status) of each test DEPTH levels below TEST."""
+    if depth == 0 or not test.subtests:
+        yield prefix, test.status
+        return
+    for sub in test.subtests:
+        name = sub.name.replace('selftests: ', '').replace(': ', '/')
+        yield from leaves(sub, f'{prefix}/{name}', depth - 1)
+
+
+def judge(args):
+    kp, printer = load_parser(args.tree)
+    detail = open(args.log + '.parsed.txt', 'w')
+    printer.stdout._output = detail
+    printer.stdout._use_color = False
+
+    with open(args.log, errors='replace') as f:
+        lines = [l.rstrip('\r\n').replace('\r', '') for l in f]
+    results = []
+
+    def add(name, status, why=''):
+        results.append({'name': f'{args.label}: {name}', 'status': status, 'why': why})
+
+    reached = any(l.startswith('PCPT-REPORT-BEGIN') or l.startswith('PCPT-BENCH-BEGIN')
+                  for l in lines)
+    add('boot: guest reached its runner', 'pass' if reached else 'fail',
+        '' if reached else 'no PCPT-REPORT-BEGIN on the console')
+    done = any(l.startswith('PCPT-DONE') for l in lines)
+    ok = done and args.boot_rc == 0
+    add('boot: runner finished and guest powered off', 'pass' if ok else 'fail',
+        '' if ok else f'boot.sh status {args.boot_rc}, PCPT-DONE {"seen" if done else "missing"}')
+
+    # KUnit: the kernel prints KTAP before userspace starts.
+    boot_part = []
+    for l in lines:
+        if l.startswith('PCPT-REPORT-BEGIN'):
+            break
+        boot_part.append(l)
+    if args.expect_kunit:
+        root = kp.parse_run_tests(boot_part)
+        if root.status in (kp.TestStatus.FAILURE_TO_PARSE_TESTS, kp.TestStatus.NO_TESTS) \
+           or not root.subtests:
+            add('kunit: KTAP output', 'fail', 'no KUnit results on the console')
+        for name, st in leaves(root, 'kunit', 2):
+            add(name, status_word(kp, st))
+
+    # kselftests.
+    if args.expect_kselftest:
+        body, began, closed = section(lines, 'PCPT-KSELFTEST-BEGIN', 'PCPT-KSELFTEST-END')
+        if not began or not closed:
+            add('kselftest: runner completed', 'fail',
+                'PCPT-KSELFTEST markers missing: the runner did not start or did not finish')
+        root = kp.parse_run_tests(body)
+        if not root.subtests:
+            add('kselftest: TAP output', 'fail', 'no kselftest results')
+        for name, st in leaves(root, 'kselftest', 1):
+            add(name, status_word(kp, st))
+
+    splats = []
+    for i, l in enumerate(lines):
+        text = TS_RE.sub('', l)
+        if SPLAT_RE.search(text) and not BENIGN_RE.search(text):
+            splats.append((i, text.strip()))
+    if splats:
+        seen = set()
+        for i, text in splats:
+            key = re.sub(r'[0-9a-fx]{6,}|\d+', '#', text)[:80]
+            if key in seen:
+                continue
+            seen.add(key)
+            add(f'console: {text[:100]}', 'fail', f'log line {i + 1}')
+    else:
+        add('console: no Oops/BUG/WARNING/KASAN/lockdep report', 'pass')
+
+    detail.close()
+    for r in results:
+        word = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP'}[r['status']]
+        print(f"{word:4} {r['name']}" + (f"  ({r['why']})" if r['why'] else ''))
+    failed = [r for r in results if r['status'] == 'fail']
+    if failed:
+        print(f'--- end of console log {args.log} ---')
+        for l in lines[-40:]:
+            print('    ' + l)
+        print(f'--- full log: {args.log}; parser detail: {args.log}.parsed.txt ---')
+    with open(args.log + '.json', 'w') as f:
+        json.dump({'label': args.label, 'log': args.log, 'results': results}, f, indent=1)
+    return 1 if failed else 0
+
+
+def status_word(kp, st):
+    if st == kp.TestStatus.SUCCESS:
+        return 'pass'
+    if st == kp.TestStatus.SKIPPED:
+        return 'skip'
+    return 'fail'
+
+
+def total(args):
+    counts = {'pass': 0, 'fail': 0, 'skip': 0}
+    failed = []
+    for path in args.json:
+        if not os.path.exists(path):
+            counts['fail'] += 1
+            failed.append(f'{path}: run produced no results (build or boot failed)')
+            continue
+        with open(path) as f:
+            data = json.load(f)
+        for r in data['results']:
+            counts[r['status']] += 1
+            if r['status'] == 'fail':
+                failed.append(r['name'] + (f"  ({r['why']})" if r['why'] else ''))
+    if failed:
+        print('Failed:')
+        for name in failed:
+            print('  ' + name)
+    line = f"{counts['pass']} passed, {counts['fail']} failed"
+    if counts['skip']:
+        line += f", {counts['skip']} skipped"
+    print(line)
+    return 1 if counts['fail'] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    j = sub.add_parser('judge')
+    j.add_argument('--tree', required=True)
+    j.add_argument('--label', required=True)
+    j.add_argument('--boot-rc', type=int, required=True)
+    j.add_argument('--expect-kunit', action='store_true')
+    j.add_argument('--expect-kselftest', action='store_true')
+    j.add_argument('log')
+    t = sub.add_parser('total')
+    t.add_argument('json', nargs='*')
+    args = ap.parse_args()
+    sys.exit(judge(args) if args.cmd == 'judge' else total(args))
+
+
+if __name__ == '__main__':
+    main()
