@@ -49,10 +49,18 @@ same_as_laid() {
 	fi
 }
 
+# A file changed on one side only goes that way (the repository's
+# change reaches the tree at the next sync); changed on both, it stops us.
 conflicts=()
+repo_newer=()
 for f in "${owned[@]}"; do
 	cmp -s "$tree/$f" "$repo/$f" && continue
-	same_as_laid "$f" "$repo/$f" || conflicts+=("$f")
+	same_as_laid "$f" "$repo/$f" && continue
+	if same_as_laid "$f" "$tree/$f"; then
+		repo_newer+=("$f")
+	else
+		conflicts+=("$f")
+	fi
 done
 if [ ${#conflicts[@]} -gt 0 ]; then
 	for f in "${conflicts[@]}"; do warn "$f changed both in the repository and in $tree"; done
@@ -102,6 +110,7 @@ for f in "${owned[@]}"; do
 		warn "$f is outside the owned directories ($OWNED_DIRS): not exported"
 		continue ;;
 	esac
+	case " ${repo_newer[*]} " in *" $f "*) continue ;; esac
 	if ! cmp -s "$tree/$f" "$repo/$f"; then
 		mkdir -p "$(dirname "$repo/$f")"
 		cp -p "$tree/$f" "$repo/$f"
@@ -113,10 +122,7 @@ done
 # repository changed them since the tree was laid.
 while IFS= read -r f; do
 	[ -e "$tree/$f" ] && continue
-	if ! same_as_laid "$f" "$repo/$f"; then
-		warn "$f is gone from $tree but changed in the repository: kept"
-		continue
-	fi
+	same_as_laid "$f" "$repo/$f" || continue	# new or changed here: kept
 	rm -f "$repo/$f"
 	info "removed $f"
 	changed=1
