@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests for per-CPU kernel page tables, included at the end of
+ * mm/percpu_pgtable.c so they can reach its internals.
+ *
+ * Every check reads page-table entries or memory through each CPU's own
+ * translation; none trusts the feature's own bookkeeping alone.
+ */
+#ifndef _MM_TESTS_PERCPU_PGTABLE_KUNIT_H
+#define _MM_TESTS_PERCPU_PGTABLE_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/memory_hotplug.h>
+#include <linux/pgalloc.h>
+#include <linux/vmalloc.h>
+#include <asm/tlbflush.h>
+
+/*
+ * An empty top-level entry.  Not pgd_none(): with a folded level below
+ * the root (arm64 4K/48 has no p4d), pgd_none() is constant false.
+ */
+static bool pcpt_entry_none(pgd_t pgd)
+{
+	return !pgd_val(pgd);
+}
+
+/* Root entries exactly as every CPU's copy holds them. */
+static void pcpt_expect_everywhere(struct kunit *test, unsigned long idx,
+				   bool want_present)
+{
+	pgd_t master = READ_ONCE(init_mm.pgd[idx]);
+	unsigned int cpu;
+
+	KUNIT_EXPECT_EQ(test, !pcpt_entry_none(master), want_present);
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+
+		if (!root)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test, arch_percpu_pgtable_same(master, READ_ONCE(root[idx])),
+				      "cpu%u entry %lu: master %#llx copy %#llx", cpu, idx,
+				      (u64)pgd_val(master), (u64)pgd_val(READ_ONCE(root[idx])));
+	}
+}
+
+/*
+ * Reserve a whole, never used top-level slot inside [lo, hi) from vmalloc,
+ * so that nothing else can map under it while a test writes its entry.
+ */
+static struct vm_struct *pcpt_reserve_slot(unsigned long lo, unsigned long hi)
+{
+	unsigned long addr;
+
+	for (addr = ALIGN(lo, PGDIR_SIZE); addr && addr + PGDIR_SIZE <= hi;
+	     addr += PGDIR_SIZE) {
+		struct vm_struct *area;
+
+		if (!pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
+			continue;
+		area = __get_vm_area_caller(PGDIR_SIZE, VM_NO_GUARD, addr,
+					    addr + PGDIR_SIZE,
+					    __builtin_return_address(0));
+		if (area && (unsigned long)area->addr == addr &&
+		    pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
+			return area;
+		if (area)
+			free_vm_area(area);
+	}
+	return NULL;
+}
+
+static void pcpt_test_roots(struct kunit *test)
+{
+	unsigned int cpu, nr = 0;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+		int nid = cpu_to_node(cpu);
+
+		if (!root) {
+			KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(cpu, &pcpt_failed));
+			continue;
+		}
+		nr++;
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(root));
+		KUNIT_EXPECT_PTR_NE(test, root, init_mm.pgd);
+		/* On its CPU's node whenever that node has memory. */
+		if (node_state(nid, N_MEMORY))
+			KUNIT_EXPECT_EQ_MSG(test, page_to_nid(virt_to_page(root)), nid,
+					    "cpu%u's table is not on its node", cpu);
+	}
+	KUNIT_EXPECT_EQ(test, nr, pcpt_nr_roots);
+	KUNIT_EXPECT_EQ(test, nr + cpumask_weight(&pcpt_failed), num_possible_cpus());
+}
+
+static void pcpt_test_loaded_fn(void *data)
+{
+	phys_addr_t *loaded = data;
+
+	loaded[smp_processor_id()] = arch_percpu_pgtable_loaded();
+}
+
+/* Each online CPU really translates through its own root. */
+static void pcpt_test_loaded(struct kunit *test)
+{
+	phys_addr_t *loaded;
+	unsigned int cpu;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+
+	loaded = kunit_kcalloc(test, nr_cpu_ids, sizeof(*loaded), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, loaded);
+	on_each_cpu(pcpt_test_loaded_fn, loaded, 1);
+	for_each_online_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+		phys_addr_t want = root ? virt_to_phys(root) : __pa_symbol(init_mm.pgd);
+
+		KUNIT_EXPECT_EQ_MSG(test, loaded[cpu], want,
+				    "cpu%u runs on %pa, expected %pa", cpu,
+				    &loaded[cpu], &want);
+	}
+}
+
+static void pcpt_test_consistent(struct kunit *test)
+{
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+}
+
+/* vmalloc in a never used slot creates a top-level entry: seen everywhere. */
+static void pcpt_test_vmalloc_populate(struct kunit *test)
+{
+	unsigned long addr, idx;
+	void *p = NULL;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+
+	for (addr = ALIGN(VMALLOC_START, PGDIR_SIZE);
+	     addr && addr + PGDIR_SIZE <= VMALLOC_END; addr += PGDIR_SIZE) {
+		if (pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
+			break;
+	}
+	if (!addr || addr + PGDIR_SIZE > VMALLOC_END)
+		kunit_skip(test, "no unused top-level slot in vmalloc space");
+
+	idx = pgd_index(addr);
+	p = __vmalloc_node_range(PAGE_SIZE, PAGE_SIZE, addr, addr + PGDIR_SIZE,
+				 GFP_KERNEL, PAGE_KERNEL, 0, NUMA_NO_NODE,
+				 __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, pgd_index((unsigned long)p), idx);
+	pcpt_expect_everywhere(test, idx, true);
+	vfree(p);
+	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+}
+
+/*
+ * Populate a top-level entry with the generic kernel populate helper of
+ * whichever level is the root in this configuration, then clear it the
+ * way memory hot-remove does: clear, flush, free.
+ */
+static void *pcpt_populate_root(unsigned long addr)
+{
+	void *table = (void *)get_zeroed_page(GFP_KERNEL);
+	pgd_t *pgd = pgd_offset_k(addr);
+	p4d_t *p4d = p4d_offset(pgd, addr);
+
+	if (!table)
+		return NULL;
+#if CONFIG_PGTABLE_LEVELS > 3
+	p4d_populate_kernel(addr, p4d, table);
+#else
+	pud_populate(&init_mm, pud_offset(p4d, addr), table);
+#endif
+	return table;
+}
+
+static void pcpt_clear_root(unsigned long addr, void *table)
+{
+	pgd_t *pgd = pgd_offset_k(addr);
+	p4d_t *p4d = p4d_offset(pgd, addr);
+
+#if CONFIG_PGTABLE_LEVELS > 3
+	p4d_clear(p4d);
+#else
+	pud_clear(pud_offset(p4d, addr));
+#endif
+	/* All levels, so no CPU keeps a walk-cache entry into @table. */
+	flush_tlb_all();
+	free_page((unsigned long)table);
+}
+
+static void pcpt_test_populate_clear(struct kunit *test)
+{
+	struct vm_struct *area;
+	unsigned long addr, idx;
+	void *table;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
+	if (!area)
+		kunit_skip(test, "no unused top-level slot in vmalloc space");
+	addr = (unsigned long)area->addr;
+	idx = pgd_index(addr);
+
+	table = pcpt_populate_root(addr);
+	KUNIT_ASSERT_NOT_NULL(test, table);
+	pcpt_expect_everywhere(test, idx, true);
+
+	pcpt_clear_root(addr, table);
+	pcpt_expect_everywhere(test, idx, false);
+	free_vm_area(area);
+}
+
+#ifdef CONFIG_MEMORY_HOTPLUG
+/*
+ * vmemmap_populate() for struct pages of a physical range no memory
+ * occupies, then vmemmap_free(), which clears the emptied tables up to
+ * the root as memory hot-remove does.
+ */
+static void pcpt_test_vmemmap(struct kunit *test)
+{
+	unsigned long addr, idx;
+	int ret;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+
+	for (addr = ALIGN(VMEMMAP_START, PGDIR_SIZE);
+	     addr && addr + PGDIR_SIZE <= VMEMMAP_END; addr += PGDIR_SIZE)
+		if (pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
+			break;
+	if (!addr || addr + PGDIR_SIZE > VMEMMAP_END)
+		kunit_skip(test, "no unused top-level slot in the vmemmap");
+	idx = pgd_index(addr);
+
+	mem_hotplug_begin();
+	ret = vmemmap_populate(addr, addr + PAGE_SIZE, numa_node_id(), NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		pcpt_expect_everywhere(test, idx, true);
+	vmemmap_free(addr, addr + PAGE_SIZE, NULL);
+	mem_hotplug_done();
+	pcpt_expect_everywhere(test, idx, false);
+}
+#endif
+
+#ifdef CONFIG_KASAN_GENERIC
+/* The KASAN early-shadow helper writes root entries with the zero tables. */
+static void pcpt_test_kasan_shadow(struct kunit *test)
+{
+	struct vm_struct *area;
+	unsigned long addr, idx;
+	int ret;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
+	if (!area)
+		kunit_skip(test, "no unused top-level slot in vmalloc space");
+	addr = (unsigned long)area->addr;
+	idx = pgd_index(addr);
+
+	ret = kasan_populate_early_shadow((void *)addr, (void *)(addr + PGDIR_SIZE));
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	pcpt_expect_everywhere(test, idx, true);
+
+	/* The zero-shadow tables are static: clear and flush, nothing to free. */
+#if CONFIG_PGTABLE_LEVELS > 3
+	p4d_clear(p4d_offset(pgd_offset_k(addr), addr));
+#else
+	pud_clear(pud_offset(p4d_offset(pgd_offset_k(addr), addr), addr));
+#endif
+	flush_tlb_all();
+	pcpt_expect_everywhere(test, idx, false);
+	free_vm_area(area);
+}
+#endif
+
+struct pcpt_stress {
+	struct vm_struct *area;
+	struct completion *go;
+	atomic_t *failed;
+	int loops;
+};
+
+static int pcpt_stress_fn(void *data)
+{
+	struct pcpt_stress *s = data;
+	unsigned long addr = (unsigned long)s->area->addr;
+	unsigned long idx = pgd_index(addr);
+	int i;
+
+	wait_for_completion(s->go);
+	for (i = 0; i < s->loops; i++) {
+		void *table = pcpt_populate_root(addr);
+		unsigned int cpu;
+
+		if (!table) {
+			atomic_inc(s->failed);
+			break;
+		}
+		for_each_possible_cpu(cpu) {
+			pgd_t *root = percpu_pgtable_root(cpu);
+
+			if (root && pcpt_entry_none(READ_ONCE(root[idx])))
+				atomic_inc(s->failed);
+		}
+		pcpt_clear_root(addr, table);
+		for_each_possible_cpu(cpu) {
+			pgd_t *root = percpu_pgtable_root(cpu);
+
+			if (root && !pcpt_entry_none(READ_ONCE(root[idx])))
+				atomic_inc(s->failed);
+		}
+	}
+	return 0;
+}
+
+/* Every online CPU populates and clears its own slot at the same time. */
+static void pcpt_test_concurrent(struct kunit *test)
+{
+	struct task_struct **tasks;
+	struct pcpt_stress *s;
+	DECLARE_COMPLETION_ONSTACK(go);
+	atomic_t failed = ATOMIC_INIT(0);
+	unsigned int cpu, n = 0, i;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+
+	cpus_read_lock();
+	s = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s), GFP_KERNEL);
+	tasks = kunit_kcalloc(test, nr_cpu_ids, sizeof(*tasks), GFP_KERNEL);
+	if (!s || !tasks)
+		goto out;
+	for_each_online_cpu(cpu) {
+		s[n].area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
+		if (!s[n].area)
+			break;
+		s[n].go = &go;
+		s[n].failed = &failed;
+		s[n].loops = 50;
+		tasks[n] = kthread_create_on_cpu(pcpt_stress_fn, &s[n], cpu, "pcpt_test/%u");
+		if (IS_ERR(tasks[n])) {
+			free_vm_area(s[n].area);
+			break;
+		}
+		get_task_struct(tasks[n]);
+		wake_up_process(tasks[n]);
+		n++;
+	}
+	complete_all(&go);
+	for (i = 0; i < n; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+		pcpt_expect_everywhere(test, pgd_index((unsigned long)s[i].area->addr), false);
+		free_vm_area(s[i].area);
+	}
+out:
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, n, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, atomic_read(&failed), 0);
+	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+}
+
+/*
+ * A private range: every CPU (or every node) maps its own page at the same
+ * address.  Each CPU must read its own bytes there, and unregistering
+ * must give every copy the master's entry back.
+ */
+struct pcpt_test_client {
+	struct percpu_pgtable_client client;
+	bool per_node;
+	pgd_t **scratch;	/* per CPU, or per node at [nid] */
+	struct page **page;
+};
+
+static void pcpt_test_populate(struct percpu_pgtable_client *c, unsigned int cpu,
+			       pgd_t *root)
+{
+	struct pcpt_test_client *t = container_of(c, struct pcpt_test_client, client);
+	unsigned int i = t->per_node ? cpu_to_node(cpu) : cpu;
+	unsigned long idx = pgd_index(c->start);
+
+	if (t->scratch[i])
+		WRITE_ONCE(root[idx], t->scratch[i][idx]);
+}
+
+/* Build the lower levels for @addr under a scratch root with the generic helpers. */
+static pgd_t *pcpt_build_private(unsigned long addr, struct page *page)
+{
+	pgd_t *scratch = (pgd_t *)get_zeroed_page(GFP_KERNEL);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+	pte_t *pte;
+
+	if (!scratch)
+		return NULL;
+	p4d = p4d_alloc(&init_mm, scratch + pgd_index(addr), addr);
+	pud = p4d ? pud_alloc(&init_mm, p4d, addr) : NULL;
+	pmd = pud ? pmd_alloc(&init_mm, pud, addr) : NULL;
+	pte = pmd ? pte_alloc_kernel(pmd, addr) : NULL;
+	if (!pte)
+		return scratch;	/* freed by the caller's teardown */
+	set_pte(pte, mk_pte(page, PAGE_KERNEL));
+	return scratch;
+}
+
+static void pcpt_free_private(unsigned long addr, pgd_t *scratch)
+{
+	pgd_t *pgd = scratch + pgd_index(addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	if (pgd_none(*pgd))
+		goto out;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d))
+		goto free_p4d;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud))
+		goto free_pud;
+	pmd = pmd_offset(pud, addr);
+	if (!pmd_none(*pmd))
+		pte_free_kernel(&init_mm, pte_offset_kernel(pmd, 0));
+	pmd_free(&init_mm, pmd_offset(pud, 0));
+free_pud:
+	pud_free(&init_mm, pud_offset(p4d, 0));
+free_p4d:
+	p4d_free(&init_mm, p4d_offset(pgd, 0));
+out:
+	free_page((unsigned long)scratch);
+}
+
+static u64 __no_sanitize_address pcpt_read_private(unsigned long addr)
+{
+	return READ_ONCE(*(u64 *)addr);
+}
+
+struct pcpt_read_ctx {
+	unsigned long addr;
+	u64 *got;		/* per CPU */
+};
+
+static void pcpt_read_fn(void *data)
+{
+	struct pcpt_read_ctx *ctx = data;
+
+	ctx->got[smp_processor_id()] = pcpt_read_private(ctx->addr);
+}
+
+static void pcpt_private_case(struct kunit *test, bool per_node)
+{
+	struct pcpt_test_client *t;
+	struct pcpt_read_ctx *ctx;
+	struct vm_struct *area;
+	unsigned long addr, idx;
+	unsigned int cpu, i, n = per_node ? nr_node_ids : nr_cpu_ids;
+	int ret;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
+	if (!area)
+		kunit_skip(test, "no unused top-level slot in vmalloc space");
+	addr = (unsigned long)area->addr;
+	idx = pgd_index(addr);
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	t->scratch = kunit_kcalloc(test, n, sizeof(*t->scratch), GFP_KERNEL);
+	t->page = kunit_kcalloc(test, n, sizeof(*t->page), GFP_KERNEL);
+	ctx->got = kunit_kcalloc(test, nr_cpu_ids, sizeof(*ctx->got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->scratch);
+	KUNIT_ASSERT_NOT_NULL(test, t->page);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->got);
+	t->per_node = per_node;
+	t->client.name = per_node ? "kunit-per-node" : "kunit-per-cpu";
+	t->client.start = addr;
+	t->client.end = addr + PGDIR_SIZE;
+	t->client.populate = pcpt_test_populate;
+
+	for (i = 0; i < n; i++) {
+		if (per_node ? !node_online(i) : !cpu_possible(i))
+			continue;
+		t->page[i] = alloc_page(GFP_KERNEL);
+		if (!t->page[i])
+			break;
+		*(u64 *)page_address(t->page[i]) = 0x5eed0000ULL + i;
+		t->scratch[i] = pcpt_build_private(addr, t->page[i]);
+		if (!t->scratch[i])
+			break;
+	}
+
+	ret = percpu_pgtable_register_client(&t->client);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		/* Private entries differ; the shared ones still match. */
+		KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+		ctx->addr = addr;
+		on_each_cpu(pcpt_read_fn, ctx, 1);
+		for_each_online_cpu(cpu) {
+			unsigned int want = per_node ? cpu_to_node(cpu) : cpu;
+
+			if (!percpu_pgtable_root(cpu))
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, ctx->got[cpu], 0x5eed0000ULL + want,
+					    "cpu%u read %#llx", cpu, ctx->got[cpu]);
+		}
+		percpu_pgtable_unregister_client(&t->client);
+		pcpt_expect_everywhere(test, idx, false);
+	}
+
+	for (i = 0; i < n; i++) {
+		if (t->scratch[i])
+			pcpt_free_private(addr, t->scratch[i]);
+		if (t->page[i])
+			__free_page(t->page[i]);
+	}
+	free_vm_area(area);
+}
+
+static void pcpt_test_private_per_cpu(struct kunit *test)
+{
+	pcpt_private_case(test, false);
+}
+
+static void pcpt_test_private_per_node(struct kunit *test)
+{
+	pcpt_private_case(test, true);
+}
+
+static struct kunit_case pcpt_test_cases[] = {
+	KUNIT_CASE(pcpt_test_roots),
+	KUNIT_CASE(pcpt_test_loaded),
+	KUNIT_CASE(pcpt_test_consistent),
+	KUNIT_CASE(pcpt_test_vmalloc_populate),
+	KUNIT_CASE(pcpt_test_populate_clear),
+#ifdef CONFIG_MEMORY_HOTPLUG
+	KUNIT_CASE(pcpt_test_vmemmap),
+#endif
+#ifdef CONFIG_KASAN_GENERIC
+	KUNIT_CASE(pcpt_test_kasan_shadow),
+#endif
+	KUNIT_CASE_SLOW(pcpt_test_concurrent),
+	KUNIT_CASE(pcpt_test_private_per_cpu),
+	KUNIT_CASE(pcpt_test_private_per_node),
+	{}
+};
+
+static struct kunit_suite pcpt_test_suite = {
+	.name = "percpu_pgtable",
+	.test_cases = pcpt_test_cases,
+};
+
+kunit_test_suite(pcpt_test_suite);
+
+#endif /* _MM_TESTS_PERCPU_PGTABLE_KUNIT_H */
