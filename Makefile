@@ -31,7 +31,10 @@ INTERACTIVE ?= 0
 BROKEN ?= 0
 FORCE ?= 0
 CHECK_CONFIGS ?= default debug
-MATRIX ?= default:4k:nokaslr default:4k:kpti=0 default:16k: default:64k: swpan:4k:
+# Extra boots of already built kernels that make check also runs
+# (CONFIG:PAGES:CMDLINE, ',' for a space in CMDLINE).
+CHECK_EXTRA ?= default:4k:percpu_pgtable=off default:4k:percpu_pgtable_testfail=3
+MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 
 CONFIGS_ACCEPTED := default debug swpan
@@ -124,9 +127,16 @@ kselftest: build
 	@$(KSFT_MAKE) install >$(BLD)/kselftest.log 2>&1 || \
 		{ tail -20 $(BLD)/kselftest.log; echo "pcpt: error: kselftest build failed (log: $(BLD)/kselftest.log)"; exit 1; }
 
+# The kernel's own modules (test_vmalloc, ...) go to /lib/modules.
 initramfs: kselftest
+	@rm -rf $(BLD)/modroot
+	@$(MAKE) -s -C $(TREE) O=$(BLD) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		INSTALL_MOD_PATH=$(BLD)/modroot INSTALL_MOD_STRIP=1 modules_install \
+		>$(BLD)/modules_install.log 2>&1 || \
+		{ tail -20 $(BLD)/modules_install.log; echo "pcpt: error: modules_install failed"; exit 1; }
+	@mkdir -p $(BLD)/modroot/lib/modules
 	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) $(INITRD) \
-		$(KSFT):/kselftest
+		$(KSFT):/kselftest $(BLD)/modroot/lib/modules:/lib/modules
 
 run: initramfs
 ifeq ($(INTERACTIVE),1)
@@ -149,7 +159,7 @@ check-one:
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES):,$(CHECK_CONFIGS))"
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES):,$(CHECK_CONFIGS)) $(CHECK_EXTRA)"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"

@@ -80,3 +80,41 @@ debugfs_mount()
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	true
 }
+
+PCPT_DEBUGFS=/sys/kernel/debug/percpu_pgtable
+
+# pcpt_active: are per-CPU kernel tables in use (debugfs status)?
+pcpt_active()
+{
+	grep -q '^active: yes' "$PCPT_DEBUGFS/status" 2>/dev/null
+}
+
+# pcpt_check WHAT: the copy-vs-master comparison must report 0 mismatches.
+pcpt_check()
+{
+	out=$(cat "$PCPT_DEBUGFS/check" 2>&1)
+	if echo "$out" | grep -qx 'mismatches: 0'; then
+		pass "consistent after $1"
+	else
+		fail "after $1: $(echo "$out" | tail -5 | tr '\n' ';')"
+	fi
+}
+
+# pcpt_loaded_ok WHAT: every online CPU's TTBR1 holds its own root (or
+# the master when it has none), as read on that CPU.
+pcpt_loaded_ok()
+{
+	bad=$(awk '
+		/^master: / { master = $2 }
+		/^cpu[0-9]+: / {
+			if ($0 ~ / offline$/) next
+			want = ($2 == "master") ? master : $5
+			got = $NF
+			if (got != want) print $1 " loaded " got " expected " want
+		}' "$PCPT_DEBUGFS/status")
+	if [ -z "$bad" ]; then
+		pass "every online CPU on its own table after $1"
+	else
+		fail "after $1: $(echo "$bad" | tr '\n' ';')"
+	fi
+}
