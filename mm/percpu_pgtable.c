@@ -294,6 +294,13 @@ int percpu_pgtable_register_client(struct percpu_pgtable_client *client)
 	arch_percpu_pgtable_sync();
 out:
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	/*
+	 * The copies may have held the master's valid entries here (the text
+	 * replica takes over the image's slot): no CPU may keep walking
+	 * through them.
+	 */
+	if (!ret)
+		flush_tlb_all();
 	if (!ret)
 		pr_info("client %s: private range %#lx-%#lx (entries %lu-%lu)\n",
 			client->name, client->start, client->end, first, last);
@@ -309,7 +316,7 @@ EXPORT_SYMBOL_GPL(percpu_pgtable_register_client);
  * every TLB and walk cache, so that no CPU keeps walking the client's
  * lower-level tables; the client may free them when this returns.
  *
- * Context: process context; takes pcpt_lock.
+ * Context: process context; takes init_mm's mmap lock, then pcpt_lock.
  */
 void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
 {
@@ -319,6 +326,8 @@ void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
 	first = pcpt_index(client->start);
 	last = pcpt_index(client->end - 1);
 
+	/* Keep ptdump walks (under init_mm's mmap lock) off the old tables. */
+	mmap_write_lock(&init_mm);
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
 	list_del(&client->list);
 	for_each_possible_cpu(cpu) {
@@ -332,6 +341,7 @@ void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
 	bitmap_clear(pcpt_private, first, last - first + 1);
 	arch_percpu_pgtable_sync();
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	mmap_write_unlock(&init_mm);
 
 	/*
 	 * Clear, barrier, then a broadcast flush of every level (the range is
@@ -354,18 +364,21 @@ EXPORT_SYMBOL_GPL(percpu_pgtable_unregister_client);
  * valid entry needs the caller to flush @addr's range from the TLBs before
  * it frees or reuses what the old entry pointed to.
  *
- * Context: any; takes pcpt_lock with interrupts disabled.
+ * Context: any but NMI; takes pcpt_lock with interrupts disabled.
  */
 void percpu_pgtable_set_private(struct percpu_pgtable_client *client,
 				unsigned int cpu, unsigned long addr, pgd_t pgd)
 {
 	unsigned long flags;
 
-	if (WARN_ON_ONCE(addr < client->start || addr >= client->end))
+	if (WARN_ON_ONCE(addr < client->start || addr >= client->end ||
+			 cpu >= nr_cpu_ids))
 		return;
 
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
-	if (pcpt_roots[cpu])
+	/* A stale client must not write an entry that is shared again. */
+	if (!WARN_ON_ONCE(!test_bit(pcpt_index(addr), pcpt_private)) &&
+	    pcpt_roots[cpu])
 		WRITE_ONCE(pcpt_roots[cpu][pcpt_index(addr)], pgd);
 	arch_percpu_pgtable_sync();
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
