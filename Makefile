@@ -77,8 +77,11 @@ IMAGE := $(BLD)/arch/arm64/boot/Image
 INITRD := $(BLD)/initramfs.cpio
 KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
+# Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
+CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
-	CMDLINE="$(CMDLINE)" BROKEN=$(BROKEN) TIMEOUT=$(TIMEOUT_$(CONFIG))
+	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
+	TIMEOUT=$(TIMEOUT_$(CONFIG))
 KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
 	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O=$(BLD) KDIR=$(BLD) \
 	TARGETS=percpu_pgtable KSFT_INSTALL_PATH=$(KSFT)

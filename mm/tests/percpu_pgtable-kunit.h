@@ -48,29 +48,39 @@ static void pcpt_expect_everywhere(struct kunit *test, unsigned long idx,
 }
 
 /*
- * Reserve a whole, never used top-level slot inside [lo, hi) from vmalloc,
- * so that nothing else can map under it while a test writes its entry.
+ * A whole top-level slot for a test to write: one of the linear map that
+ * no memory occupies (its master entry is empty, so nothing is mapped
+ * there, and only memory hot-add would map it; no test hot-adds memory
+ * meanwhile).  Not a vmalloc reservation: with KASAN_VMALLOC reserving a
+ * whole slot would populate its shadow, 1/8 of the slot.  PAGE_END is the
+ * arm64 end of the linear map (the KASAN shadow start with KASAN).
  */
-static struct vm_struct *pcpt_reserve_slot(unsigned long lo, unsigned long hi)
+static DEFINE_MUTEX(pcpt_test_slots_lock);
+static DECLARE_BITMAP(pcpt_test_slots, PTRS_PER_PGD);
+
+static unsigned long pcpt_claim_slot(void)
 {
-	unsigned long addr;
+	unsigned long addr, found = 0;
 
-	for (addr = ALIGN(lo, PGDIR_SIZE); addr && addr + PGDIR_SIZE <= hi;
-	     addr += PGDIR_SIZE) {
-		struct vm_struct *area;
+	mutex_lock(&pcpt_test_slots_lock);
+	for (addr = PAGE_END - PGDIR_SIZE; addr >= PAGE_OFFSET && addr < PAGE_END;
+	     addr -= PGDIR_SIZE) {
+		unsigned long idx = pgd_index(addr);
 
-		if (!pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
-			continue;
-		area = __get_vm_area_caller(PGDIR_SIZE, VM_NO_GUARD, addr,
-					    addr + PGDIR_SIZE,
-					    __builtin_return_address(0));
-		if (area && (unsigned long)area->addr == addr &&
-		    pcpt_entry_none(READ_ONCE(*pgd_offset_k(addr))))
-			return area;
-		if (area)
-			free_vm_area(area);
+		if (pcpt_entry_none(READ_ONCE(init_mm.pgd[idx])) &&
+		    !test_bit(idx, pcpt_test_slots)) {
+			set_bit(idx, pcpt_test_slots);
+			found = addr;
+			break;
+		}
 	}
-	return NULL;
+	mutex_unlock(&pcpt_test_slots_lock);
+	return found;
+}
+
+static void pcpt_release_slot(unsigned long addr)
+{
+	clear_bit(pgd_index(addr), pcpt_test_slots);
 }
 
 static void pcpt_test_roots(struct kunit *test)
@@ -204,25 +214,24 @@ static void pcpt_clear_root(unsigned long addr, void *table)
 
 static void pcpt_test_populate_clear(struct kunit *test)
 {
-	struct vm_struct *area;
 	unsigned long addr, idx;
 	void *table;
 
 	if (!percpu_pgtable_active())
 		kunit_skip(test, "per-CPU kernel page tables are off");
-	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
-	if (!area)
-		kunit_skip(test, "no unused top-level slot in vmalloc space");
-	addr = (unsigned long)area->addr;
+	addr = pcpt_claim_slot();
+	if (!addr)
+		kunit_skip(test, "no unused top-level slot in the linear map");
 	idx = pgd_index(addr);
 
 	table = pcpt_populate_root(addr);
-	KUNIT_ASSERT_NOT_NULL(test, table);
-	pcpt_expect_everywhere(test, idx, true);
-
-	pcpt_clear_root(addr, table);
-	pcpt_expect_everywhere(test, idx, false);
-	free_vm_area(area);
+	if (table) {
+		pcpt_expect_everywhere(test, idx, true);
+		pcpt_clear_root(addr, table);
+		pcpt_expect_everywhere(test, idx, false);
+	}
+	pcpt_release_slot(addr);
+	KUNIT_EXPECT_NOT_NULL(test, table);
 }
 
 #ifdef CONFIG_MEMORY_HOTPLUG
@@ -262,20 +271,18 @@ static void pcpt_test_vmemmap(struct kunit *test)
 /* The KASAN early-shadow helper writes root entries with the zero tables. */
 static void pcpt_test_kasan_shadow(struct kunit *test)
 {
-	struct vm_struct *area;
 	unsigned long addr, idx;
 	int ret;
 
 	if (!percpu_pgtable_active())
 		kunit_skip(test, "per-CPU kernel page tables are off");
-	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
-	if (!area)
-		kunit_skip(test, "no unused top-level slot in vmalloc space");
-	addr = (unsigned long)area->addr;
+	addr = pcpt_claim_slot();
+	if (!addr)
+		kunit_skip(test, "no unused top-level slot in the linear map");
 	idx = pgd_index(addr);
 
 	ret = kasan_populate_early_shadow((void *)addr, (void *)(addr + PGDIR_SIZE));
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	pcpt_expect_everywhere(test, idx, true);
 
 	/* The zero-shadow tables are static: clear and flush, nothing to free. */
@@ -286,12 +293,12 @@ static void pcpt_test_kasan_shadow(struct kunit *test)
 #endif
 	flush_tlb_all();
 	pcpt_expect_everywhere(test, idx, false);
-	free_vm_area(area);
+	pcpt_release_slot(addr);
 }
 #endif
 
 struct pcpt_stress {
-	struct vm_struct *area;
+	unsigned long addr;
 	struct completion *go;
 	atomic_t *failed;
 	int loops;
@@ -300,7 +307,7 @@ struct pcpt_stress {
 static int pcpt_stress_fn(void *data)
 {
 	struct pcpt_stress *s = data;
-	unsigned long addr = (unsigned long)s->area->addr;
+	unsigned long addr = s->addr;
 	unsigned long idx = pgd_index(addr);
 	int i;
 
@@ -348,15 +355,15 @@ static void pcpt_test_concurrent(struct kunit *test)
 	if (!s || !tasks)
 		goto out;
 	for_each_online_cpu(cpu) {
-		s[n].area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
-		if (!s[n].area)
+		s[n].addr = pcpt_claim_slot();
+		if (!s[n].addr)
 			break;
 		s[n].go = &go;
 		s[n].failed = &failed;
 		s[n].loops = 50;
 		tasks[n] = kthread_create_on_cpu(pcpt_stress_fn, &s[n], cpu, "pcpt_test/%u");
 		if (IS_ERR(tasks[n])) {
-			free_vm_area(s[n].area);
+			pcpt_release_slot(s[n].addr);
 			break;
 		}
 		get_task_struct(tasks[n]);
@@ -367,8 +374,8 @@ static void pcpt_test_concurrent(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		kthread_stop(tasks[i]);
 		put_task_struct(tasks[i]);
-		pcpt_expect_everywhere(test, pgd_index((unsigned long)s[i].area->addr), false);
-		free_vm_area(s[i].area);
+		pcpt_expect_everywhere(test, pgd_index(s[i].addr), false);
+		pcpt_release_slot(s[i].addr);
 	}
 out:
 	cpus_read_unlock();
@@ -495,17 +502,15 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 {
 	struct pcpt_test_client *t;
 	struct pcpt_read_ctx *ctx;
-	struct vm_struct *area;
 	unsigned long addr, idx;
 	unsigned int cpu, i, n = per_node ? nr_node_ids : nr_cpu_ids;
 	int ret;
 
 	if (!percpu_pgtable_active())
 		kunit_skip(test, "per-CPU kernel page tables are off");
-	area = pcpt_reserve_slot(VMALLOC_START, VMALLOC_END);
-	if (!area)
-		kunit_skip(test, "no unused top-level slot in vmalloc space");
-	addr = (unsigned long)area->addr;
+	addr = pcpt_claim_slot();
+	if (!addr)
+		kunit_skip(test, "no unused top-level slot in the linear map");
 	idx = pgd_index(addr);
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -568,7 +573,7 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 		if (t->page[i])
 			__free_page(t->page[i]);
 	}
-	free_vm_area(area);
+	pcpt_release_slot(addr);
 }
 
 static void pcpt_test_private_per_cpu(struct kunit *test)

@@ -68,7 +68,7 @@ def main():
             errors.append(f'{name}: missing samples (base {len(b)}, patched {len(p)})')
             continue
         mb, mp = statistics.median(b), statistics.median(p)
-        ratio = mp / mb if mb else float('nan')
+        ratio = mp / mb if mb else None
         unit, better = units[name]
         rows.append({'metric': name, 'unit': unit, 'better': better,
                      'base': mb, 'patched': mp, 'ratio': ratio,
@@ -76,8 +76,9 @@ def main():
 
     print(f"{'metric':32} {'unit':7} {'base':>12} {'patched':>12} {'ratio':>7}  better")
     for r in rows:
+        ratio = f"{r['ratio']:7.3f}" if r['ratio'] is not None else '    n/a'
         print(f"{r['metric']:32} {r['unit']:7} {r['base']:12.4g} {r['patched']:12.4g} "
-              f"{r['ratio']:7.3f}  {r['better']}")
+              f"{ratio}  {r['better']}")
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
         json.dump({'iters': a.iters, 'rows': rows, 'errors': errors,
                    'topology': {k: os.environ.get(k) for k in
@@ -94,7 +95,7 @@ def plot(out, rows):
     """Bar chart of patched/base ratio per metric (1.0 = no change)."""
     dat = os.path.join(out, 'ratios.dat')
     with open(dat, 'w') as f:
-        for i, r in enumerate(rows):
+        for i, r in enumerate(r for r in rows if r['ratio'] is not None):
             f.write(f"{i} {r['ratio']:.6f} \"{r['metric']}\"\n")
     script = f'''
 set terminal pngcairo size 900,480

@@ -22,7 +22,7 @@ if ! make -C "$tree/tools/perf" O="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-
 	NO_SLANG=1 NO_GTK2=1 NO_LIBNUMA=1 NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_ZLIB=1 \
 	NO_LZMA=1 NO_LIBZSTD=1 NO_LIBCRYPTO=1 NO_AUXTRACE=1 NO_LIBDW_DWARF_UNWIND=1 \
 	NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBPFM4=1 NO_DEMANGLE=1 WERROR=0 \
-	-j"$(nproc)" >"$out/build.log" 2>&1; then
+	-j"$(nproc)" perf >"$out/build.log" 2>&1; then
 	tail -20 "$out/build.log" >&2
 	die "perf build failed (log: $out/build.log)"
 fi

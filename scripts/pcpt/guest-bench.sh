@@ -31,6 +31,16 @@ else
 	echo "PCPT-BENCH-ERROR perf bench sched pipe: $out"
 fi
 
+# Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).
+st=/sys/kernel/debug/percpu_pgtable/status
+if [ -r "$st" ] && grep -q '^active: yes' "$st"; then
+	bytes=$(sed -n 's/^bytes: //p' "$st")
+	tables=$(sed -n 's/^tables: //p' "$st")
+	result pcpt_table_bytes_per_cpu $((bytes / tables)) B info
+else
+	result pcpt_table_bytes_per_cpu 0 B info
+fi
+
 # Memory: what the kernel keeps for itself after boot.
 kb=$(awk '/MemTotal/ { t = $2 } /MemFree/ { f = $2 } END { print t - f }' /proc/meminfo)
 result mem_used_after_boot "$kb" kB lower
