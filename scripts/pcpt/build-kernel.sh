@@ -42,7 +42,7 @@ if ! cmp -s "$bld/.pcpt-fragment.new" "$bld/.pcpt-fragment" || [ ! -f "$bld/.con
 	bad=0
 	for sym in "${!want[@]}"; do
 		val=${want[$sym]}
-		got=$(grep -E "^$sym=|^# $sym is not set" "$bld/.config" | head -1)
+		got=$(grep -E "^$sym=|^# $sym is not set" "$bld/.config" | head -1 || true)
 		case "$got" in
 		"$sym=$val") continue ;;
 		"# $sym is not set"|"") [ "$val" = n ] && continue ;;
