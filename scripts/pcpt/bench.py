@@ -98,7 +98,7 @@ def plot(out, rows):
         for i, r in enumerate(r for r in rows if r['ratio'] is not None):
             f.write(f"{i} {r['ratio']:.6f} \"{r['metric']}\"\n")
     script = f'''
-set terminal pngcairo size 900,480
+set terminal pngcairo size 900,480 noenhanced
 set output "{os.path.join(out, 'results.png')}"
 set title "patched / base (median of runs; 1.0 = no change)"
 set style fill solid 0.6
