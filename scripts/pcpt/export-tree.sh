@@ -12,8 +12,8 @@
 # A project file changed in the repository since the tree was laid is
 # never overwritten: if the tree changed it too, export stops and names it.
 # Running it with no edits in the tree changes nothing in the repository:
-# full blob hashes keep the patches independent of how git abbreviates
-# in a given tree.
+# a fixed hash length (12, as kernel commit references use) keeps the
+# patches independent of how git would abbreviate in a given tree.
 #
 # Usage: export-tree.sh REPO TREE
 {
@@ -74,7 +74,7 @@ for f in "${owned[@]}"; do excludes+=(":(exclude,literal)$f"); done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git_t format-patch -q --zero-commit --no-signature --no-numbered --full-index \
+git_t format-patch -q --zero-commit --no-signature --no-numbered --abbrev=12 \
 	-o "$tmp" pcpt-base..HEAD -- . "${excludes[@]}" >/dev/null
 
 mkdir -p "$repo/patches"
