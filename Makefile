@@ -36,6 +36,7 @@ CHECK_CONFIGS ?= default debug
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off default:4k:percpu_pgtable_testfail=3
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
+VMEM_MB ?= 1024
 
 CONFIGS_ACCEPTED := default debug swpan
 PAGES_ACCEPTED := 4k 16k 64k
@@ -56,6 +57,11 @@ $(foreach c,$(CHECK_CONFIGS),$(if $(filter $(c),$(CONFIGS_ACCEPTED)),,\
 ifneq ($(shell [ "$(NODE_MEM)" -eq "$(NODE_MEM)" ] 2>/dev/null && \
 	[ "$(NODE_MEM)" -ge 256 ] && [ "$(NODE_MEM)" -le 8192 ] && echo ok),ok)
 $(error NODE_MEM='$(NODE_MEM)' is not accepted; use MiB per node, 256 to 8192)
+endif
+ifneq ($(shell [ "$(VMEM_MB)" -eq "$(VMEM_MB)" ] 2>/dev/null && \
+	[ "$(VMEM_MB)" -ge 0 ] && [ "$(VMEM_MB)" -le 8192 ] && \
+	[ $$(( $(VMEM_MB) % 128 )) -eq 0 ] && echo ok),ok)
+$(error VMEM_MB='$(VMEM_MB)' is not accepted; use 0 (no virtio-mem device) or MiB in steps of 128 up to 8192)
 endif
 ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le 16 ] && echo ok),ok)
 $(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=16 of the test configuration)
@@ -80,6 +86,7 @@ LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
+	VMEM_MB=$(VMEM_MB) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
 	TIMEOUT=$(TIMEOUT_$(CONFIG))
 KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
@@ -106,7 +113,8 @@ help:
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
-	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  CMDLINE='...'  INTERACTIVE=1  BROKEN=1"
+	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
+	echo "         CMDLINE='...'  INTERACTIVE=1  BROKEN=1"
 
 deps:
 	@bash $(S)/deps.sh $(OUT)

@@ -11,6 +11,8 @@
 #   CMDLINE []      extra kernel command line
 #   BROKEN [0]      1: also run the deliberately failing selftest
 #   TIMEOUT [900]   seconds before the boot counts as hung
+#   VMEM_MB [1024]  size of a virtio-mem device (id vm0, unplugged at
+#                   boot) the memory hotplug selftest resizes; 0: none
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
 #
 # Exit status: 0 when the guest powered itself off after printing
@@ -28,12 +30,16 @@ CPUS_PER_NODE=${CPUS_PER_NODE:-2}
 NODE_MEM=${NODE_MEM:-1024}
 MODE=${MODE:-run}
 TIMEOUT=${TIMEOUT:-900}
+VMEM_MB=${VMEM_MB:-1024}
 
 [ -f "$image" ] || die "kernel image $image not found"
 [ -f "$initrd" ] || die "initramfs $initrd not found"
 
+ram=$((NODES * NODE_MEM))
+mem="${ram}M"
+[ "$VMEM_MB" -gt 0 ] && mem+=",maxmem=$((ram + VMEM_MB))M"
 args=(-M virt,gic-version=3 -cpu max,pauth-impdef=on -accel tcg,thread=multi
-      -smp $((NODES * CPUS_PER_NODE)) -m $((NODES * NODE_MEM))M
+      -smp $((NODES * CPUS_PER_NODE)) -m "$mem"
       -nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd")
 for ((n = 0; n < NODES; n++)); do
 	first=$((n * CPUS_PER_NODE))
@@ -41,8 +47,18 @@ for ((n = 0; n < NODES; n++)); do
 	args+=(-object "memory-backend-ram,id=mem$n,size=${NODE_MEM}M"
 	       -numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
 done
+# The guest asks for virtio-mem resizes on its console; qmp-watch.py
+# forwards them to this QMP socket (unix socket paths are short: /tmp).
+qmpdir=$(mktemp -d /tmp/pcpt-qmp.XXXXXX)
+trap 'rm -rf "$qmpdir"' EXIT
+args+=(-qmp "unix:$qmpdir/qmp.sock,server=on,wait=off")
+if [ "$VMEM_MB" -gt 0 ]; then
+	args+=(-object "memory-backend-ram,id=vmem0,size=${VMEM_MB}M"
+	       -device "virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0")
+fi
 append="console=ttyAMA0 panic=-1 oops=panic pcpt.mode=$MODE pcpt.nodes=$NODES"
 append+=" pcpt.cpus_per_node=$CPUS_PER_NODE pcpt.node_mem=$NODE_MEM pcpt.broken=${BROKEN:-0}"
+append+=" pcpt.vmem_mb=$VMEM_MB"
 append+=" ${CMDLINE:-}"
 args+=(-append "$append")
 # shellcheck disable=SC2206
@@ -56,8 +72,10 @@ if [ "$MODE" = shell ]; then
 	qemu-system-aarch64 "${args[@]}" 2>&1 | tee "$log"
 	exit 0
 fi
+quiet=()
+[ "${QUIET:-0}" = 1 ] && quiet=(--quiet)
 timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "${args[@]}" </dev/null 2>&1 |
-	tee "$log" | if [ "${QUIET:-0}" = 1 ]; then cat >/dev/null; else cat; fi
+	python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" "${quiet[@]}"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
 echo "$secs" > "$log.seconds"
