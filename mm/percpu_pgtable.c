@@ -19,6 +19,10 @@
  *    writes and the barrier that publishes them, so a concurrent walker
  *    either misses the new entry on every CPU or finds it (see
  *    percpu_pgtable_set_entry() for the ordering argument).
+ *  - Once every root is final for boot (late_initcall_sync), the roots are
+ *    made read-only in the linear map where the architecture can (as
+ *    rodata=full does for the master's alias), and every later write of a
+ *    copy goes through arch_percpu_pgtable_write_ro(), under pcpt_lock.
  */
 #define pr_fmt(fmt) "percpu_pgtable: " fmt
 
@@ -47,6 +51,10 @@ static LIST_HEAD(pcpt_clients);
 static struct cpumask pcpt_failed;
 static unsigned int pcpt_nr_roots;
 static size_t pcpt_bytes;
+/* Copies are written through the architecture from now on (pcpt_lock). */
+static bool pcpt_ro;
+/* And their linear-map alias is read-only. */
+static bool pcpt_protected;
 
 static int __init percpu_pgtable_param(char *arg)
 {
@@ -116,6 +124,15 @@ static inline unsigned long pcpt_index(unsigned long addr)
 	return pgd_index(addr);
 }
 
+/* Write entry @idx of a copy.  Caller holds pcpt_lock. */
+static __always_inline void pcpt_write(pgd_t *root, unsigned long idx, pgd_t pgd)
+{
+	if (pcpt_ro)
+		arch_percpu_pgtable_write_ro(&root[idx], pgd);
+	else
+		WRITE_ONCE(root[idx], pgd);
+}
+
 /**
  * percpu_pgtable_set_entry() - write a shared top-level kernel entry
  * @pgdp: the entry in the master root (init_mm.pgd)
@@ -161,7 +178,7 @@ bool noinstr percpu_pgtable_set_entry(pgd_t *pgdp, pgd_t pgd)
 		pgd_t *root = pcpt_roots[cpu];
 
 		if (root)
-			WRITE_ONCE(root[idx], pgd);
+			pcpt_write(root, idx, pgd);
 	}
 out:
 	arch_percpu_pgtable_sync();
@@ -169,13 +186,23 @@ out:
 	return true;
 }
 
+/* Write @client's private entries of @cpu's root. */
+static void pcpt_populate_client(struct percpu_pgtable_client *client,
+				 unsigned int cpu, pgd_t *root)
+{
+	unsigned long addr;
+
+	lockdep_assert_held(&pcpt_lock);
+	for (addr = client->start; addr < client->end; addr += PGDIR_SIZE)
+		pcpt_write(root, pcpt_index(addr), client->populate(client, cpu, addr));
+}
+
 static void pcpt_populate_private(pgd_t *root, unsigned int cpu)
 {
 	struct percpu_pgtable_client *client;
 
-	lockdep_assert_held(&pcpt_lock);
 	list_for_each_entry(client, &pcpt_clients, list)
-		client->populate(client, cpu, root);
+		pcpt_populate_client(client, cpu, root);
 }
 
 /* Build @cpu's root from the master and publish it. */
@@ -289,7 +316,7 @@ int percpu_pgtable_register_client(struct percpu_pgtable_client *client)
 	list_add_tail(&client->list, &pcpt_clients);
 	for_each_possible_cpu(cpu) {
 		if (pcpt_roots[cpu])
-			client->populate(client, cpu, pcpt_roots[cpu]);
+			pcpt_populate_client(client, cpu, pcpt_roots[cpu]);
 	}
 	arch_percpu_pgtable_sync();
 out:
@@ -336,7 +363,7 @@ void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
 		if (!root)
 			continue;
 		for (idx = first; idx <= last; idx++)
-			WRITE_ONCE(root[idx], READ_ONCE(init_mm.pgd[idx]));
+			pcpt_write(root, idx, READ_ONCE(init_mm.pgd[idx]));
 	}
 	bitmap_clear(pcpt_private, first, last - first + 1);
 	arch_percpu_pgtable_sync();
@@ -379,7 +406,7 @@ void percpu_pgtable_set_private(struct percpu_pgtable_client *client,
 	/* A stale client must not write an entry that is shared again. */
 	if (!WARN_ON_ONCE(!test_bit(pcpt_index(addr), pcpt_private)) &&
 	    pcpt_roots[cpu])
-		WRITE_ONCE(pcpt_roots[cpu][pcpt_index(addr)], pgd);
+		pcpt_write(pcpt_roots[cpu], pcpt_index(addr), pgd);
 	arch_percpu_pgtable_sync();
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
 }
@@ -425,6 +452,53 @@ unsigned long percpu_pgtable_check(struct seq_file *m)
 	return bad;
 }
 
+/*
+ * The roots are page tables: protect them like the master, whose linear
+ * alias is read-only.  By late_initcall_sync every root has been built
+ * and the KPTI trampoline copies written; clients registering later
+ * (modules) write through pcpt_write() too.  Writers switch to the
+ * architecture's writer under pcpt_lock first, so none is left storing
+ * through the alias when it becomes read-only.
+ */
+static int __init percpu_pgtable_protect(void)
+{
+	unsigned long flags;
+	unsigned int cpu;
+	int ret = 0;
+
+	if (!percpu_pgtable_active())
+		return 0;
+
+	raw_spin_lock_irqsave(&pcpt_lock, flags);
+	pcpt_ro = true;
+	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = pcpt_roots[cpu];
+
+		if (root && !ret)
+			ret = arch_percpu_pgtable_protect(root);
+	}
+	if (ret)
+		pr_info("tables stay writable in the linear map (%d): it is not mapped at page granularity (rodata=full off)\n",
+			ret);
+	else
+		pcpt_protected = true;
+	return 0;
+}
+late_initcall_sync(percpu_pgtable_protect);
+
+/**
+ * percpu_pgtable_protected() - are the roots read-only in the linear map?
+ *
+ * Return: true once every root's linear-map alias has been made read-only.
+ */
+bool percpu_pgtable_protected(void)
+{
+	return READ_ONCE(pcpt_protected);
+}
+EXPORT_SYMBOL_GPL(percpu_pgtable_protected);
+
 #ifdef CONFIG_DEBUG_FS
 
 static int pcpt_check_show(struct seq_file *m, void *v)
@@ -455,6 +529,7 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "active: %s\n", percpu_pgtable_active() ? "yes" : "no");
 	seq_printf(m, "tables: %u\n", pcpt_nr_roots);
 	seq_printf(m, "bytes: %zu\n", pcpt_bytes);
+	seq_printf(m, "read-only: %s\n", percpu_pgtable_protected() ? "yes" : "no");
 	seq_printf(m, "failed: %*pbl\n", cpumask_pr_args(&pcpt_failed));
 	seq_printf(m, "master: %pa\n", &(phys_addr_t){ __pa_symbol(init_mm.pgd) });
 	cpus_read_lock();

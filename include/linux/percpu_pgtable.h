@@ -26,11 +26,13 @@ struct seq_file;
  * @name: short name, used in messages and in debugfs
  * @start: first virtual address of the private range, aligned to PGDIR_SIZE
  * @end: end of the private range (exclusive), aligned to PGDIR_SIZE
- * @populate: called with percpu_pgtable_lock held, interrupts disabled,
- *	whenever a CPU's root is built or the client is registered: write the
- *	entries of @root that cover [@start, @end) for @cpu.  A per-node client
+ * @populate: called with the core's lock held, interrupts disabled, for
+ *	every top-level entry of [@start, @end) whenever a CPU's root is built
+ *	or the client is registered: return the entry for @cpu at @addr (the
+ *	start of that entry's range), or an empty entry.  A per-node client
  *	returns the same lower-level tables for every CPU of a node.  Must not
- *	sleep or allocate; may leave entries empty.
+ *	sleep or allocate.  The core writes the entry: roots are read-only in
+ *	the linear map once boot is done.
  * @list: internal, on the list of registered clients
  *
  * The range must be one nothing else maps: outside vmalloc, or reserved
@@ -42,8 +44,8 @@ struct percpu_pgtable_client {
 	const char *name;
 	unsigned long start;
 	unsigned long end;
-	void (*populate)(struct percpu_pgtable_client *client,
-			 unsigned int cpu, pgd_t *root);
+	pgd_t (*populate)(struct percpu_pgtable_client *client,
+			  unsigned int cpu, unsigned long addr);
 	struct list_head list;
 };
 
@@ -58,15 +60,24 @@ void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client);
 void percpu_pgtable_set_private(struct percpu_pgtable_client *client,
 				unsigned int cpu, unsigned long addr, pgd_t pgd);
 unsigned long percpu_pgtable_check(struct seq_file *m);
+bool percpu_pgtable_protected(void);
 
 /* Provided by the architecture (see Documentation/mm/percpu-pgtable.rst). */
 pgd_t *arch_percpu_pgtable_alloc(unsigned int cpu, int nid, size_t *bytes);
 void arch_percpu_pgtable_write_master(pgd_t *pgdp, pgd_t pgd);
 void arch_percpu_pgtable_sync(void);
+void arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd);
+int arch_percpu_pgtable_protect(pgd_t *root);
 void arch_percpu_pgtable_install(unsigned int cpu, pgd_t *root);
 bool arch_percpu_pgtable_same(pgd_t master, pgd_t copy);
 void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root);
 phys_addr_t arch_percpu_pgtable_loaded(void);
+
+#ifdef CONFIG_THIS_CPU_WINDOW
+/* Provided by the architecture for mm/percpu_window.c. */
+unsigned long arch_this_cpu_window_base(void);
+void arch_this_cpu_window_enable(unsigned long offset);
+#endif
 
 #else /* !CONFIG_PERCPU_PGTABLE */
 

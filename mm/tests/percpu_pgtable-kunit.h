@@ -397,15 +397,13 @@ struct pcpt_test_client {
 	struct page **page;
 };
 
-static void pcpt_test_populate(struct percpu_pgtable_client *c, unsigned int cpu,
-			       pgd_t *root)
+static pgd_t pcpt_test_populate(struct percpu_pgtable_client *c, unsigned int cpu,
+				unsigned long addr)
 {
 	struct pcpt_test_client *t = container_of(c, struct pcpt_test_client, client);
 	unsigned int i = t->per_node ? cpu_to_node(cpu) : cpu;
-	unsigned long idx = pgd_index(c->start);
 
-	if (t->scratch[i])
-		WRITE_ONCE(root[idx], t->scratch[i][idx]);
+	return t->scratch[i] ? t->scratch[i][pgd_index(addr)] : __pgd(0);
 }
 
 /* Build the lower levels for @addr under a scratch root with the generic helpers. */
@@ -586,6 +584,38 @@ static void pcpt_test_private_per_node(struct kunit *test)
 	pcpt_private_case(test, true);
 }
 
+/*
+ * Once protected, every page of every root's block must be read-only in
+ * the linear map (its only other mapping), and a write through the core
+ * must still land: the private-range cases above write after protection.
+ */
+static void pcpt_test_read_only(struct kunit *test)
+{
+	unsigned int cpu, pages = 0;
+
+	if (!percpu_pgtable_protected())
+		kunit_skip(test, "roots not protected (linear map not page granular)");
+
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+		unsigned long addr;
+
+		if (!root)
+			continue;
+		for (addr = (unsigned long)root - 2 * PAGE_SIZE;
+		     addr <= (unsigned long)root; addr += PAGE_SIZE) {
+			pte_t *ptep = virt_to_kpte(addr);
+
+			KUNIT_ASSERT_NOT_NULL_MSG(test, ptep, "cpu%u: %#lx not mapped by a page",
+						  cpu, addr);
+			KUNIT_EXPECT_FALSE_MSG(test, pte_write(ptep_get(ptep)),
+					       "cpu%u: %#lx writable", cpu, addr);
+			pages++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, pages, 3 * pcpt_nr_roots);
+}
+
 static struct kunit_case pcpt_test_cases[] = {
 	KUNIT_CASE(pcpt_test_roots),
 	KUNIT_CASE(pcpt_test_loaded),
@@ -601,6 +631,7 @@ static struct kunit_case pcpt_test_cases[] = {
 	KUNIT_CASE_SLOW(pcpt_test_concurrent),
 	KUNIT_CASE(pcpt_test_private_per_cpu),
 	KUNIT_CASE(pcpt_test_private_per_node),
+	KUNIT_CASE(pcpt_test_read_only),
 	{}
 };
 

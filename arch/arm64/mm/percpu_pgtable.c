@@ -31,6 +31,7 @@
 #include <asm/mmu_context.h>
 #include <asm/pgtable.h>
 #include <asm/ptdump.h>
+#include <asm/set_memory.h>
 #include <asm/sysreg.h>
 
 #define PCPT_BLOCK_SIZE		(3 * PAGE_SIZE)
@@ -73,6 +74,41 @@ void noinstr arch_percpu_pgtable_sync(void)
 {
 	dsb(ishst);
 	isb();
+}
+
+/**
+ * arch_percpu_pgtable_write_ro() - write an entry of a read-only root
+ * @entry: the entry, at its linear-map address
+ * @pgd: the new value
+ *
+ * Goes through FIX_PGD, like set_swapper_pgd() for the master.  The
+ * caller holds the core's lock, which once the roots exist also covers
+ * every use of FIX_PGD by set_swapper_pgd(), so the slot is never shared.
+ * clear_fixmap() ends with a TLBI of the slot and a DSB, which also
+ * publishes the store to other walkers.
+ */
+void noinstr arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd)
+{
+	pgd_t *fixmap_pgdp = pgd_set_fixmap(__pa(entry));
+
+	WRITE_ONCE(*fixmap_pgdp, pgd);
+	pgd_clear_fixmap();
+}
+
+/**
+ * arch_percpu_pgtable_protect() - make a root's block read-only
+ * @root: the root; its whole [tramp | zero | root] block is protected
+ *
+ * The linear map is the only other mapping of the block.  With rodata=full
+ * (or DEBUG_PAGEALLOC) it is mapped at page granularity and the block's
+ * three pages can become read-only; otherwise it stays as it is.
+ *
+ * Return: 0, or -EINVAL if the linear map cannot be changed per page.
+ */
+int __init arch_percpu_pgtable_protect(pgd_t *root)
+{
+	return set_direct_map_ro((unsigned long)root - TRAMP_SWAPPER_OFFSET,
+				 PCPT_BLOCK_SIZE / PAGE_SIZE);
 }
 
 /**
