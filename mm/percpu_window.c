@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The this_cpu window: every CPU's kernel page table maps one virtual
+ * range, the window, onto that CPU's percpu memory, at a constant offset
+ * from every percpu pointer.  The architecture can then implement
+ * this_cpu_*() as a single access to "pointer + offset", which reaches
+ * the copy of whichever CPU executes it: no preemption disabling, no
+ * per-CPU offset register.
+ *
+ * Layout.  Every percpu chunk lies in [PCPU_VM_START, PCPU_VM_END) (the
+ * first chunk, of the page type, at its very start).  A percpu pointer p
+ * of any chunk is "address in unit 0 - pcpu_base_addr + __per_cpu_start",
+ * so CPU c's window maps
+ *
+ *	pcpw_base + (address in unit 0 - pcpu_base_addr)
+ *
+ * onto the page of c's unit at the same offset, and the op's address is
+ * p + (pcpw_base - __per_cpu_start) on every CPU.  The architecture picks
+ * pcpw_base inside its window range (arm64: so that the offset is a
+ * multiple of 4 GiB and fits one instruction).
+ *
+ * Ownership and locking.  CPU c's window tables hang below one private
+ * top-level entry of c's root (a percpu_pgtable client), and are built
+ * through pcpw_mm[c], an mm that owns nothing else, with the kernel's
+ * own apply_to_page_range().  They are written only here, always under
+ * pcpu_alloc_mutex, which also serialises every populate and depopulate
+ * of percpu memory: the window of a page is written right after its
+ * canonical mapping and cleared right before it.  Ordering against the
+ * CPU walking its window: set_pte_at() of a valid kernel entry ends in
+ * DSB ISHST; ISB, and an access through the window happens only for
+ * memory that was allocated, hence populated, before; a cleared entry is
+ * flushed by VA with a broadcast TLBI (pcpw_flush()) before the page is
+ * freed.  The window VA is the same on every CPU, so one flush reaches
+ * every CPU's TLB.
+ */
+#define pr_fmt(fmt) "this_cpu_window: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/init.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/percpu_pgtable.h>
+#include <linux/sched/mm.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+#include <asm/tlbflush.h>
+
+#include "percpu-internal.h"
+
+static struct mm_struct *pcpw_mm[NR_CPUS] __ro_after_init;
+static unsigned long pcpw_base __ro_after_init;
+/* Bytes of the window a CPU may use: the whole percpu range. */
+#define PCPW_SIZE	((unsigned long)(PCPU_VM_END - PCPU_VM_START))
+/* Windows exist for every possible CPU; written under pcpu_alloc_mutex. */
+static bool pcpw_ready;
+static unsigned long pcpw_pages;
+/* Offset from a percpu pointer to its window address, 0 while unused. */
+static unsigned long pcpw_offset __ro_after_init;
+
+static unsigned long pcpw_addr(struct pcpu_chunk *chunk, int page)
+{
+	return pcpw_base + (chunk->base_addr - pcpu_base_addr) +
+	       ((unsigned long)page << PAGE_SHIFT);
+}
+
+/* The private entry of CPU @cpu's root: its window mm's entry. */
+static pgd_t pcpw_populate(struct percpu_pgtable_client *client,
+			   unsigned int cpu, unsigned long addr)
+{
+	struct mm_struct *mm = pcpw_mm[cpu];
+
+	return mm ? READ_ONCE(*pgd_offset(mm, addr)) : __pgd(0);
+}
+
+static struct percpu_pgtable_client pcpw_client = {
+	.name = "this_cpu_window",
+	.start = THIS_CPU_WINDOW_START,
+	.end = THIS_CPU_WINDOW_END,
+	.populate = pcpw_populate,
+};
+
+struct pcpw_fill {
+	struct mm_struct *mm;
+	struct page **pages;
+	int i;
+};
+
+static int pcpw_set_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct pcpw_fill *f = data;
+
+	set_pte_at(f->mm, addr, ptep, mk_pte(f->pages[f->i++], THIS_CPU_WINDOW_PROT));
+	return 0;
+}
+
+static int pcpw_clear_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	pte_clear(data, addr, ptep);
+	return 0;
+}
+
+static int pcpw_noop_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	return 0;
+}
+
+/* Map @nr pages at window address @addr of @cpu's window. */
+static int pcpw_map(unsigned int cpu, unsigned long addr, struct page **pages, int nr)
+{
+	struct pcpw_fill f = { .mm = pcpw_mm[cpu], .pages = pages };
+	int ret;
+
+	ret = apply_to_page_range(f.mm, addr, (unsigned long)nr << PAGE_SHIFT,
+				  pcpw_set_pte, &f);
+	if (!ret)
+		pcpw_pages += nr;
+	return ret;
+}
+
+/**
+ * pcpu_window_map() - map pages of a chunk into a CPU's window
+ * @cpu: whose window
+ * @chunk: the chunk
+ * @page_start: first page index in the unit
+ * @page_end: end page index
+ * @pages: @cpu's pages for [@page_start, @page_end)
+ *
+ * Context: pcpu_alloc_mutex held; may allocate page tables (GFP_KERNEL).
+ * Return: 0 or -ENOMEM.
+ */
+int pcpu_window_map(unsigned int cpu, struct pcpu_chunk *chunk,
+		    int page_start, int page_end, struct page **pages)
+{
+	if (!pcpw_ready)
+		return 0;
+	return pcpw_map(cpu, pcpw_addr(chunk, page_start), pages, page_end - page_start);
+}
+
+/**
+ * pcpu_window_unmap() - unmap pages of a chunk from a CPU's window
+ * @cpu: whose window
+ * @chunk: the chunk
+ * @page_start: first page index in the unit
+ * @page_end: end page index
+ *
+ * The caller flushes with pcpu_window_flush() before freeing the pages.
+ * Context: pcpu_alloc_mutex held.
+ */
+void pcpu_window_unmap(unsigned int cpu, struct pcpu_chunk *chunk,
+		       int page_start, int page_end)
+{
+	struct mm_struct *mm = pcpw_mm[cpu];
+	unsigned long size = (unsigned long)(page_end - page_start) << PAGE_SHIFT;
+
+	if (!pcpw_ready)
+		return;
+	/* Only what exists: unmap may also undo a partly failed map. */
+	apply_to_existing_page_range(mm, pcpw_addr(chunk, page_start), size,
+				     pcpw_clear_pte, mm);
+}
+
+/**
+ * pcpu_window_flush() - flush unmapped window pages from every TLB
+ * @chunk: the chunk
+ * @page_start: first page index in the unit
+ * @page_end: end page index
+ *
+ * Context: pcpu_alloc_mutex held.
+ */
+void pcpu_window_flush(struct pcpu_chunk *chunk, int page_start, int page_end)
+{
+	if (!pcpw_ready)
+		return;
+	flush_tlb_kernel_range(pcpw_addr(chunk, page_start), pcpw_addr(chunk, page_end));
+	pcpw_pages -= min_t(unsigned long, pcpw_pages,
+			    (unsigned long)(page_end - page_start) * num_possible_cpus());
+}
+
+/*
+ * Map what already exists at offsets [@start, @end) from pcpu_base_addr
+ * (page aligned) into every CPU's window: the page behind the canonical
+ * address of each CPU's copy.
+ */
+static int __init pcpw_map_existing(unsigned long start, unsigned long end)
+{
+	int i, nr = (end - start) >> PAGE_SHIFT, ret = 0;
+	struct page **pages;
+	unsigned int cpu;
+
+	pages = kmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < nr; i++)
+			pages[i] = vmalloc_to_page((void *)((unsigned long)__per_cpu_start +
+							    per_cpu_offset(cpu) + start +
+							    ((unsigned long)i << PAGE_SHIFT)));
+		ret = pcpw_map(cpu, pcpw_base + start, pages, nr);
+		if (ret)
+			break;
+	}
+	kfree(pages);
+	return ret;
+}
+
+/* The populated pages of a chunk that existed before the windows. */
+static int __init pcpw_map_chunk(struct pcpu_chunk *chunk)
+{
+	unsigned long base = chunk->base_addr - pcpu_base_addr;
+	unsigned int rs, re;
+	int ret = 0;
+
+	for_each_set_bitrange(rs, re, chunk->populated, chunk->nr_pages) {
+		ret = pcpw_map_existing(base + ((unsigned long)rs << PAGE_SHIFT),
+					base + ((unsigned long)re << PAGE_SHIFT));
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/**
+ * pcpu_window_prepare() - build every possible CPU's window tables
+ *
+ * Allocates each CPU's window mm and the tables down to the first leaf
+ * table, and installs them in the CPU's root.  Leaves the window off, with
+ * a message, when the per-CPU tables are off or the layout is not the
+ * windowed one, and with a warning on allocation failure.  Called once,
+ * before SMP, without pcpu_alloc_mutex: mm_alloc() allocates percpu
+ * memory itself.
+ *
+ * Return: true if pcpu_window_init() should map the chunks and enable.
+ */
+bool __init pcpu_window_prepare(void)
+{
+	unsigned long first = (unsigned long)pcpu_base_addr;
+	unsigned int cpu;
+	int ret;
+
+	if (!percpu_pgtable_active()) {
+		pr_info("inactive: per-CPU kernel page tables are off; this_cpu ops mask interrupts\n");
+		return false;
+	}
+	if (first != PCPU_VM_START) {
+		pr_warn("inactive: first percpu chunk at %#lx, not at %#lx (percpu_alloc=page layout); this_cpu ops mask interrupts\n",
+			first, (unsigned long)PCPU_VM_START);
+		return false;
+	}
+	for_each_possible_cpu(cpu) {
+		if (!percpu_pgtable_root(cpu)) {
+			pr_warn("inactive: CPU%u runs on the master table; this_cpu ops mask interrupts\n",
+				cpu);
+			return false;
+		}
+	}
+	pcpw_base = arch_this_cpu_window_base();
+	if (WARN_ON(pcpw_base < THIS_CPU_WINDOW_START ||
+		    pcpw_base + PCPW_SIZE > THIS_CPU_WINDOW_END))
+		return false;
+
+	for_each_possible_cpu(cpu) {
+		struct mm_struct *mm = mm_alloc();
+
+		/* One page creates every level down to the leaf table. */
+		if (!mm || apply_to_page_range(mm, pcpw_base, PAGE_SIZE, pcpw_noop_pte, NULL)) {
+			/*
+			 * What was built is left allocated: an mm holding
+			 * kernel-range tables cannot go through mmput().
+			 */
+			pr_warn("no memory for CPU%u's window; this_cpu ops mask interrupts\n", cpu);
+			return false;
+		}
+		pcpw_mm[cpu] = mm;
+	}
+	ret = percpu_pgtable_register_client(&pcpw_client);
+	if (ret) {
+		pr_warn("cannot reserve the window range (%d); this_cpu ops mask interrupts\n", ret);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * pcpu_window_init() - map every chunk into the windows and enable them
+ *
+ * Maps every chunk populated so far into every CPU's window; from then on
+ * populate and depopulate keep the windows in step.  Then hands the window
+ * offset to the architecture, which switches this_cpu ops to the window.
+ * Called once, after pcpu_window_prepare() succeeded, before SMP.
+ *
+ * Context: pcpu_alloc_mutex held.
+ */
+void __init pcpu_window_init(void)
+{
+	struct pcpu_chunk *chunk;
+	int slot, ret;
+
+	pcpw_ready = true;
+	/*
+	 * The static area of the first chunk belongs to neither the reserved
+	 * nor the first dynamic chunk; the page first chunk populated it.
+	 */
+	ret = pcpw_map_existing(0, PAGE_ALIGN(__per_cpu_end - __per_cpu_start));
+	if (!ret)
+		ret = pcpw_map_chunk(pcpu_first_chunk);
+	if (!ret && pcpu_reserved_chunk)
+		ret = pcpw_map_chunk(pcpu_reserved_chunk);
+	for (slot = 0; !ret && slot < pcpu_nr_slots; slot++)
+		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list)
+			if (chunk != pcpu_first_chunk && !ret)
+				ret = pcpw_map_chunk(chunk);
+	if (ret) {
+		/* Windows stay mapped but unused: ops keep masking interrupts. */
+		pr_warn("cannot map percpu memory into the windows (%d); this_cpu ops mask interrupts\n",
+			ret);
+		return;
+	}
+
+	pcpw_offset = pcpw_base - (unsigned long)__per_cpu_start;
+	arch_this_cpu_window_enable(pcpw_offset);
+	pr_info("enabled: window %#lx-%#lx, offset %#lx, %lu pages mapped for %u CPUs\n",
+		pcpw_base, pcpw_base + PCPW_SIZE, pcpw_offset, pcpw_pages,
+		num_possible_cpus());
+}
+
+#ifdef CONFIG_THIS_CPU_WINDOW_KUNIT_TEST
+#include "tests/percpu_window-kunit.h"
+#endif

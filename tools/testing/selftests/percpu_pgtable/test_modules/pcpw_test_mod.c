@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helper module for pcpw_counter.sh: each write of N to
+ * /sys/kernel/debug/pcpw_test/inc performs N this_cpu_inc() on a static
+ * percpu variable of this module (reserved chunk) and N this_cpu_add(1)
+ * on a dynamically allocated one, preemptible throughout, so the writer
+ * may be migrated or its CPU unplugged between any two of them.  "sum"
+ * reads the totals over every possible CPU; they must equal the number of
+ * increments exactly.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kstrtox.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+
+static DEFINE_PER_CPU(u64, pcpw_static);
+static u64 __percpu *pcpw_dynamic;
+static struct dentry *pcpw_dir;
+
+static ssize_t pcpw_inc_write(struct file *file, const char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 0, &n);
+	if (ret)
+		return ret;
+	if (n > 1000000)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		this_cpu_inc(pcpw_static);
+		this_cpu_add(*pcpw_dynamic, 1);
+		if (!(i & 255))
+			cond_resched();
+	}
+	return count;
+}
+
+static const struct file_operations pcpw_inc_fops = {
+	.write = pcpw_inc_write,
+	.llseek = noop_llseek,
+};
+
+static int pcpw_sum_show(struct seq_file *m, void *v)
+{
+	u64 s = 0, d = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		s += *per_cpu_ptr(&pcpw_static, cpu);
+		d += *per_cpu_ptr(pcpw_dynamic, cpu);
+	}
+	seq_printf(m, "static %llu dynamic %llu\n", s, d);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pcpw_sum);
+
+static int __init pcpw_test_init(void)
+{
+	pcpw_dynamic = alloc_percpu(u64);
+	if (!pcpw_dynamic)
+		return -ENOMEM;
+	pcpw_dir = debugfs_create_dir("pcpw_test", NULL);
+	debugfs_create_file("inc", 0200, pcpw_dir, NULL, &pcpw_inc_fops);
+	debugfs_create_file("sum", 0400, pcpw_dir, NULL, &pcpw_sum_fops);
+	return 0;
+}
+
+static void __exit pcpw_test_exit(void)
+{
+	debugfs_remove_recursive(pcpw_dir);
+	free_percpu(pcpw_dynamic);
+}
+
+module_init(pcpw_test_init);
+module_exit(pcpw_test_exit);
+MODULE_DESCRIPTION("this_cpu window selftest helper");
+MODULE_LICENSE("GPL");
