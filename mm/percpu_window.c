@@ -191,10 +191,12 @@ static int __init pcpw_map_existing(unsigned long start, unsigned long end)
 	if (!pages)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
+			unsigned long off = start + ((unsigned long)i << PAGE_SHIFT);
+
 			pages[i] = vmalloc_to_page((void *)((unsigned long)__per_cpu_start +
-							    per_cpu_offset(cpu) + start +
-							    ((unsigned long)i << PAGE_SHIFT)));
+							    per_cpu_offset(cpu) + off));
+		}
 		ret = pcpw_map(cpu, pcpw_base + start, pages, nr);
 		if (ret)
 			break;
@@ -267,14 +269,16 @@ bool __init pcpu_window_prepare(void)
 			 * What was built is left allocated: an mm holding
 			 * kernel-range tables cannot go through mmput().
 			 */
-			pr_warn("no memory for CPU%u's window; this_cpu ops mask interrupts\n", cpu);
+			pr_warn("no memory for CPU%u's window; this_cpu ops mask interrupts\n",
+				cpu);
 			return false;
 		}
 		pcpw_mm[cpu] = mm;
 	}
 	ret = percpu_pgtable_register_client(&pcpw_client);
 	if (ret) {
-		pr_warn("cannot reserve the window range (%d); this_cpu ops mask interrupts\n", ret);
+		pr_warn("cannot reserve the window range (%d); this_cpu ops mask interrupts\n",
+			ret);
 		return false;
 	}
 	return true;

@@ -68,11 +68,13 @@ static void pcpw_test_fill_check(struct kunit *test, struct pcpw_test_run *run)
 	for_each_online_cpu(cpu) {
 		run->bad = 0;
 		work_on_cpu(cpu, pcpw_test_check_cpu, run);
-		KUNIT_EXPECT_EQ_MSG(test, run->bad, 0, "cpu%u read other bytes through its window", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, run->bad, 0,
+				    "cpu%u read other bytes through its window", cpu);
 		for (o = 0; o < run->nr; o++)
 			KUNIT_EXPECT_EQ_MSG(test, *per_cpu_ptr(run->objs[o].p, cpu),
 					    ~pcpw_test_word(run->salt, cpu, o, 0),
-					    "cpu%u: window write of object %d not in its copy", cpu, o);
+					    "cpu%u: window write of object %d elsewhere",
+					    cpu, o);
 	}
 	cpus_read_unlock();
 }
@@ -127,8 +129,8 @@ static void pcpw_test_dynamic(struct kunit *test)
 			run.objs[o].size = SZ_8K;
 			run.objs[o].p = __alloc_percpu(SZ_8K, 8);
 			KUNIT_ASSERT_NOT_NULL(test, run.objs[o].p);
-			lo = min(lo, (unsigned long)run.objs[o].p);
-			hi = max(hi, (unsigned long)run.objs[o].p + SZ_8K);
+			lo = min_t(unsigned long, lo, (unsigned long)run.objs[o].p);
+			hi = max_t(unsigned long, hi, (unsigned long)run.objs[o].p + SZ_8K);
 		}
 		run.salt += round;
 		pcpw_test_fill_check(test, &run);
@@ -148,6 +150,9 @@ struct pcpw_test_ops {
 	u16 h;
 	u32 w;
 	u64 d;
+#ifdef CONFIG_ARCH_SUPPORTS_INT128
+	u128 q;
+#endif
 };
 
 /*
@@ -211,6 +216,18 @@ static long pcpw_test_ops_cpu(void *data)
 	PCPW_TEST_OPS(h, u16);
 	PCPW_TEST_OPS(w, u32);
 	PCPW_TEST_OPS(d, u64);
+#ifdef CONFIG_ARCH_SUPPORTS_INT128
+	if (system_has_cmpxchg128()) {
+		u128 *c = &per_cpu_ptr(t->p, cpu)->q;
+		u128 ref = ((u128)0x1122334455667788ULL << 64) | cpu, r;
+
+		*c = ref;
+		r = this_cpu_cmpxchg128(t->p->q, ref + 1, (u128)0);
+		bad += r != ref || *c != ref;	/* no match: unchanged */
+		r = this_cpu_cmpxchg128(t->p->q, ref, ~ref);
+		bad += r != ref || *c != ~ref;
+	}
+#endif
 	t->bad[cpu] = bad;
 	return 0;
 }
@@ -234,7 +251,8 @@ static void pcpw_test_ops(struct kunit *test)
 	for_each_online_cpu(cpu) {
 		t->bad[cpu] = ULONG_MAX;
 		work_on_cpu(cpu, pcpw_test_ops_cpu, t);
-		KUNIT_EXPECT_EQ_MSG(test, t->bad[cpu], 0, "cpu%u: this_cpu ops disagree with per_cpu_ptr()", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, t->bad[cpu], 0,
+				    "cpu%u: this_cpu ops disagree with per_cpu_ptr()", cpu);
 	}
 	/* Each CPU wrote only its own copy: the others' are untouched (0). */
 	for_each_possible_cpu(cpu)
@@ -256,4 +274,5 @@ static struct kunit_suite pcpw_test_suite = {
 	.name = "this_cpu_window",
 	.test_cases = pcpw_test_cases,
 };
+
 kunit_test_suite(pcpw_test_suite);
