@@ -189,6 +189,22 @@ bench: build
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
 	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf
 	@cp $(S)/guest-bench.sh $(BENCH_DIR)/guest/run.sh
+	@# Helper modules, built against each kernel; the guest loads its own.
+	@for k in base:$(BASE_TREE):$(BASE_BLD) patched:$(TREE):$(BLD); do \
+		set -e; IFS=: read -r name tree bld <<< "$$k"; \
+		mkdir -p $(BENCH_DIR)/mod-$$name $(BENCH_DIR)/guest/$$name; \
+		cp $(REPO)/tools/pcpt-bench/* $(BENCH_DIR)/mod-$$name/; \
+		$(MAKE) -s --no-print-directory -C $$tree O=$$bld ARCH=arm64 \
+			CROSS_COMPILE=aarch64-linux-gnu- M=$(BENCH_DIR)/mod-$$name modules; \
+		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/guest/$$name/; \
+	done
+	@python3 $(S)/insn-count.py --json $(BENCH_DIR)/this_cpu_insns.json \
+		$(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
+		| tee $(BENCH_DIR)/this_cpu_insns.txt
+	@b=$$(aarch64-linux-gnu-size -A $(BASE_BLD)/vmlinux | awk '$$1 == ".text" { print $$2 }'); \
+	p=$$(aarch64-linux-gnu-size -A $(BLD)/vmlinux | awk '$$1 == ".text" { print $$2 }'); \
+	awk -v b=$$b -v p=$$p 'BEGIN { printf "vmlinux .text: base %d, patched %d bytes, ratio %.4f\n", b, p, p / b }' \
+		| tee -a $(BENCH_DIR)/this_cpu_insns.txt
 	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) \
 		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \

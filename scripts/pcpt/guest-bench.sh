@@ -31,6 +31,26 @@ else
 	echo "PCPT-BENCH-ERROR perf bench sched pipe: $out"
 fi
 
+# vmalloc()+vfree() of a page in an empty top-level slot, whose root
+# entry the per-CPU tables copy to every CPU (tools/pcpt-bench/), and
+# again in the same slots for reference.  Medians over the iterations.
+# The helper module is built against each kernel: only the patched one
+# has percpu_pgtable in debugfs.  It also times loops of this_cpu ops.
+kind=base
+[ -d /sys/kernel/debug/percpu_pgtable ] && kind=patched
+if [ -f /bench/$kind/pcpt_bench_mod.ko ]; then
+	insmod /bench/$kind/pcpt_bench_mod.ko iters="${PCPT_VMALLOC_ITERS:-64}" 2>/dev/null
+	for m in this_cpu_inc_ns this_cpu_read_ns \
+		 vmalloc_vfree_new_top_entry_ns vmalloc_vfree_same_top_entry_ns; do
+		v=$(dmesg | sed -n "s/.*pcpt_bench_mod: $m //p" | tail -1)
+		if [ -n "$v" ]; then
+			result "$m" "$v" ns lower
+		else
+			echo "PCPT-BENCH-ERROR $m: $(dmesg | grep pcpt_bench_mod | tail -1)"
+		fi
+	done
+fi
+
 # Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).
 st=/sys/kernel/debug/percpu_pgtable/status
 if [ -r "$st" ] && grep -q '^active: yes' "$st"; then

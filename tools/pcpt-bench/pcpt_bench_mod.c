@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark helper for 'make bench', built against each kernel and loaded
+ * into that kernel (nothing here depends on our options):
+ *
+ *  - ns per this_cpu_inc()/this_cpu_read() in a loop;
+ *  - the cost of a vmalloc()/vfree() pair whose allocation needs a new
+ *    kernel top-level page table entry, the write the per-CPU kernel page
+ *    tables fan out to every CPU's copy.
+ *
+ * vfree() does not free page tables, so a top-level entry, once written,
+ * stays: every "new" iteration therefore allocates in a different
+ * top-level slot of the vmalloc range that was empty when the module was
+ * loaded, and leaves behind one table page per level below the root (a
+ * few hundred KiB for the default iteration count; this module is for
+ * throw-away benchmark guests).  The "old" iterations allocate again in
+ * the slots just used, so the difference between the two is the cost of
+ * the top-level write and the tables below it.
+ *
+ * __vmalloc_node_range() is not exported; its address comes from a
+ * kprobe registration, which resolves symbol names for modules.  Nor is
+ * init_mm: the root is read from TTBR1, which holds swapper_pg_dir or,
+ * with per-CPU tables, a copy identical in every shared entry.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/pgtable.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <asm/sysreg.h>
+
+static unsigned int iters = 64;
+module_param(iters, uint, 0444);
+MODULE_PARM_DESC(iters, "vmalloc/vfree pairs per measurement, one empty top-level slot each (1-256)");
+
+typedef void *(*vmalloc_range_fn)(unsigned long size, unsigned long align,
+				  unsigned long start, unsigned long end,
+				  gfp_t gfp_mask, pgprot_t prot,
+				  unsigned long vm_flags, int node,
+				  const void *caller);
+
+#define SLOT_SIZE	BIT(PGDIR_SHIFT)
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Time one vmalloc()+vfree() of a page in [start, start + SLOT_SIZE). */
+static u64 one_pair(vmalloc_range_fn fn, unsigned long start, bool *failed)
+{
+	u64 t0 = ktime_get_ns();
+	void *p = fn(PAGE_SIZE, PAGE_SIZE, start, start + SLOT_SIZE, GFP_KERNEL,
+		     PAGE_KERNEL, 0, NUMA_NO_NODE, __builtin_return_address(0));
+
+	if (!p) {
+		*failed = true;
+		return 0;
+	}
+	WRITE_ONCE(*(char *)p, 1);	/* the mapping must really work */
+	vfree(p);
+	return ktime_get_ns() - t0;
+}
+
+static DEFINE_PER_CPU(u64, pcpt_bench_counter);
+
+/*
+ * ns per this_cpu op in a loop of @n, preemptible throughout.  Built
+ * against each kernel (the ops are inlined), run in that kernel.
+ */
+static void this_cpu_loops(unsigned long n)
+{
+	unsigned long i;
+	u64 t0, t1, t2, sum = 0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		this_cpu_inc(pcpt_bench_counter);
+	t1 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		sum += this_cpu_read(pcpt_bench_counter);
+	t2 = ktime_get_ns();
+	/* Integer ns with two decimals: "12.34". */
+	pr_info("this_cpu_inc_ns %llu.%02llu\n", (t1 - t0) / n, (t1 - t0) * 100 / n % 100);
+	pr_info("this_cpu_read_ns %llu.%02llu\n", (t2 - t1) / n, (t2 - t1) * 100 / n % 100);
+	/* Keep the reads: their sum is known. */
+	if (sum == 0)
+		pr_err("this_cpu_read loop read nothing\n");
+}
+
+static int __init pcpt_bench_init(void)
+{
+	struct kprobe kp = { .symbol_name = "__vmalloc_node_range_noprof" };
+	unsigned long addr, *slots;
+	u64 *fresh, *again;
+	unsigned int n = 0, i;
+	vmalloc_range_fn fn;
+	pgd_t *root;
+	bool failed = false;
+	int ret;
+
+	this_cpu_loops(1UL << 22);
+
+	if (!iters || iters > 256) {
+		pr_err("iters=%u: accepted 1 to 256\n", iters);
+		return -EINVAL;
+	}
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_err("cannot resolve %s: %d\n", kp.symbol_name, ret);
+		return ret;
+	}
+	fn = (vmalloc_range_fn)kp.addr;
+	unregister_kprobe(&kp);
+
+	slots = kcalloc(iters, sizeof(*slots), GFP_KERNEL);
+	fresh = kcalloc(iters, sizeof(*fresh), GFP_KERNEL);
+	again = kcalloc(iters, sizeof(*again), GFP_KERNEL);
+	if (!slots || !fresh || !again) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Whole slots strictly inside the vmalloc range, empty at the root. */
+	root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 1));
+	for (addr = ALIGN(VMALLOC_START, SLOT_SIZE);
+	     addr && addr + SLOT_SIZE <= VMALLOC_END && n < iters;
+	     addr += SLOT_SIZE)
+		if (!pgd_val(READ_ONCE(root[pgd_index(addr)])))
+			slots[n++] = addr;
+	if (n < iters) {
+		pr_err("only %u empty top-level slots in the vmalloc range, %u wanted\n",
+		       n, iters);
+		ret = -ENOSPC;
+		goto out;
+	}
+	for (i = 0; i < n && !failed; i++)
+		fresh[i] = one_pair(fn, slots[i], &failed);
+	for (i = 0; i < n && !failed; i++)
+		again[i] = one_pair(fn, slots[i], &failed);
+	if (failed) {
+		pr_err("vmalloc in a chosen slot failed\n");
+		ret = -ENOMEM;
+		goto out;
+	}
+	sort(fresh, n, sizeof(*fresh), cmp_u64, NULL);
+	sort(again, n, sizeof(*again), cmp_u64, NULL);
+	pr_info("vmalloc_vfree_new_top_entry_ns %llu\n", fresh[n / 2]);
+	pr_info("vmalloc_vfree_same_top_entry_ns %llu\n", again[n / 2]);
+	/* Results are in the log; refuse to stay loaded. */
+	ret = -EAGAIN;
+out:
+	kfree(again);
+	kfree(fresh);
+	kfree(slots);
+	return ret;
+}
+
+module_init(pcpt_bench_init);
+MODULE_DESCRIPTION("vmalloc/vfree cost of a new kernel top-level entry");
+MODULE_LICENSE("GPL");
