@@ -118,3 +118,74 @@ pcpt_loaded_ok()
 		fail "after $1: $(echo "$bad" | tr '\n' ';')"
 	fi
 }
+
+TR_DEBUGFS=/sys/kernel/debug/text_replica
+
+# tr_active: is kernel text replication in use (debugfs status)?
+tr_active()
+{
+	grep -q '^active: yes' "$TR_DEBUGFS/status" 2>/dev/null
+}
+
+# tr_present: is the text replica built into this kernel?  It is on every
+# 4K-page kernel of the test configuration, so there its absence fails.
+tr_present()
+{
+	[ -f "$TR_DEBUGFS/status" ] && return 0
+	kb=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+	[ "$kb" = 4 ] && fail "no $TR_DEBUGFS on a 4K-page kernel: CONFIG_KERNEL_TEXT_REPLICATION missing?"
+	return 1
+}
+
+# tr_why_inactive: print why replication must be off on this boot and
+# succeed, or fail (return 1) if it must be on.
+tr_why_inactive()
+{
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		kernel_replication=off|percpu_pgtable=off) echo "$w"; return 0 ;;
+		esac
+	done
+	[ "$(cmdline_opt nodes 1)" -le 1 ] && { echo "a single node"; return 0; }
+	return 1
+}
+
+# tr_testfail_nodes: the nodes whose copy the command line makes fail.
+tr_testfail_nodes()
+{
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		kernel_replication_testfail=*) cpulist_expand "${w#*=}"; return ;;
+		esac
+	done
+}
+
+# ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
+ksym()
+{
+	awk -v s="$1" '$3 == s { print "0x" $1; exit }' /proc/kallsyms
+}
+
+# pa_node PA: the node whose memory holds physical address PA (sysfs
+# memory blocks), or -1.
+pa_node()
+{
+	bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+	blk=$(($1 / bs))
+	for n in /sys/devices/system/node/node[0-9]*; do
+		[ -e "$n/memory$blk" ] && { echo "${n##*node}"; return; }
+	done
+	echo -1
+}
+
+# tr_verify WHAT: the copy-vs-master byte comparison must find nothing.
+tr_verify()
+{
+	out=$(cat "$TR_DEBUGFS/verify" 2>&1)
+	if echo "$out" | grep -qx 'mismatches: 0' &&
+	   [ "$(echo "$out" | sed -n 's/^compared: //p')" -gt 0 ]; then
+		pass "copies identical after $1 ($(echo "$out" | sed -n 's/^compared: //p') bytes)"
+	else
+		fail "after $1: $(echo "$out" | grep -v ' 0 differ$' | tail -6 | tr '\n' ';')"
+	fi
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# For every online CPU, the physical memory its own page table maps the
+# kernel text and rodata to (read from its ptdump with output addresses,
+# located with the sysfs memory blocks, not taken from the feature's
+# status) lies on the node whose copy that CPU should use: its own, or
+# the one the status names for a node whose copy was made to fail.  All
+# of text and rodata must be covered.  With replication off, every CPU
+# must map them to the same (the master's) memory.
+DIR=$(dirname "$0")
+. "$DIR/lib.sh"
+
+debugfs_mount
+tr_present || { skip "text replication not built in"; }
+[ -d "$TR_DEBUGFS/tables" ] || { fail "no $TR_DEBUGFS/tables (CONFIG_PTDUMP?)"; finish; }
+st="$TR_DEBUGFS/status"
+ts=$(ksym _stext); te=$(ksym _etext)
+rs=$(ksym __start_rodata); re=$(ksym __end_rodata)
+want_bytes=$(( (te - ts) + (re - rs) ))
+active=0
+tr_active && active=1
+tr_why_inactive >/dev/null || [ $active -eq 1 ] ||
+	fail "replication should be active: $(sed -n 's/^reason: //p' "$st")"
+
+# ranges CPU: "VA_START VA_END PA" for every mapped piece of text/rodata
+ranges()
+{
+	awk -v ts="$ts" -v te="$te" -v rs="$rs" -v re="$re" '
+	/^0x/ && / pa=0x/ {
+		s = substr($1, 1, 18); e = substr($1, 20, 18)
+		pa = ""
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^pa=/) pa = substr($i, 4)
+		if (s < te && e > ts) print (s < ts ? ts : s), (e > te ? te : e), s, pa
+		if (s < re && e > rs) print (s < rs ? rs : s), (e > re ? re : e), s, pa
+	}' "$TR_DEBUGFS/tables/cpu$1"
+}
+
+first_pa=
+for cpu in $(cpulist_expand "$(cat /sys/devices/system/cpu/online)"); do
+	node=$(node_of_cpu "$cpu")
+	use=$(sed -n "s/^node $node: uses node \([0-9]*\)$/\1/p" "$st")
+	expect=${use:-$node}
+	bytes=0 bad=0 pas=
+	ranges "$cpu" > /tmp/ktext_ranges.$$
+	while read -r s e vs pa; do
+		lo=$((pa + (s - vs)))
+		hi=$((pa + (e - vs) - 1))
+		pas="$pas $lo"
+		bytes=$((bytes + (e - s)))
+		[ $active -eq 1 ] || continue
+		n1=$(pa_node "$lo"); n2=$(pa_node "$hi")
+		if [ "$n1" != "$expect" ] || [ "$n2" != "$expect" ]; then
+			bad=$((bad + 1))
+			[ $bad -le 3 ] && echo "# cpu$cpu: $s-$e -> $(printf '%#x' "$lo") on node $n1..$n2, expected $expect"
+		fi
+	done < /tmp/ktext_ranges.$$
+	rm -f /tmp/ktext_ranges.$$
+	if [ "$bytes" -ne "$want_bytes" ]; then
+		fail "cpu$cpu: its table maps $bytes of the $want_bytes bytes of text and rodata"
+	elif [ $active -eq 0 ]; then
+		[ -z "$first_pa" ] && first_pa=$pas
+		[ "$pas" = "$first_pa" ] && pass "cpu$cpu (node $node): inactive, same memory as every other CPU" ||
+			fail "cpu$cpu: inactive but maps text to other memory than cpu0"
+	elif [ $bad -eq 0 ]; then
+		pass "cpu$cpu (node $node): all $bytes bytes of text and rodata on node $expect"
+	else
+		fail "cpu$cpu (node $node): $bad ranges not on node $expect"
+	fi
+done
+echo "# module text is not replicated (see Documentation/mm/text-replication.rst)"
+finish

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Load stress: on one CPU of every node at once, insmod and rmmod a
+# large-text module (each node its own, ktext_big0..3), in total
+# pcpt.ktext_modload_iters times (default 1000).  Module mappings are
+# made below the image's private top-level entries, so every node's
+# tables must see them.  Each load runs all of the module's text; then
+# copies and tables are compared with the master.
+DIR=$(dirname "$0")
+. "$DIR/lib.sh"
+
+debugfs_mount
+iters=$(cmdline_opt ktext_modload_iters 1000)
+workers=
+w=0
+for node in $(online_nodes); do
+	cpus=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)")
+	[ -n "$cpus" ] || continue
+	workers="$workers $node:$(echo "$cpus" | awk '{ print $NF }'):$((w % 4))"
+	w=$((w + 1))
+done
+per=$(( (iters + w - 1) / w ))
+for x in $workers; do
+	m=${x##*:}
+	[ -f "$DIR/test_modules/ktext_big$m.ko" ] || { fail "ktext_big$m.ko not built"; finish; }
+	grep -q "^ktext_big$m " /proc/modules && rmmod ktext_big$m
+done
+errs=/tmp/ktext_modload.$$
+: > $errs
+start=$(date +%s)
+for x in $workers; do
+	cpu=${x#*:}
+	cpu=${cpu%%:*}
+	m=${x##*:}
+	(
+		i=0
+		while [ $i -lt $per ]; do
+			taskset -c "$cpu" insmod "$DIR/test_modules/ktext_big$m.ko" ||
+				echo "insmod ktext_big$m on cpu$cpu, round $i" >> $errs
+			rmmod ktext_big$m || echo "rmmod ktext_big$m, round $i" >> $errs
+			i=$((i + 1))
+		done
+	) &
+done
+wait
+n=$(wc -l < $errs)
+if [ "$n" -eq 0 ]; then
+	pass "$((per * w)) loads and unloads on $w nodes in parallel in $(($(date +%s) - start)) s"
+else
+	fail "$n failures: $(head -3 $errs | tr '\n' ';')"
+fi
+rm -f $errs
+pcpt_active && pcpt_check "module load stress"
+tr_active && tr_verify "module load stress"
+finish

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Patch kernel text while every CPU runs the patched functions: a static
+# key (the sched_switch tracepoint), ftrace (function tracer on vfs_read)
+# and a kprobe (on vfs_read), each switched on and off
+# pcpt.ktext_patch_loops times (default 4).  The first time each is on,
+# the trace must hold hits from CPUs of every node: a node whose copy was
+# not patched would not hit it.  Copies are compared every other loop
+# and at the end.
+DIR=$(dirname "$0")
+. "$DIR/lib.sh"
+
+debugfs_mount
+tr_present || { skip "text replication not built in"; }
+T=/sys/kernel/tracing
+[ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
+[ -f "$T/kprobe_events" ] && [ -f "$T/set_ftrace_filter" ] ||
+	{ fail "tracefs with kprobe events and ftrace needed"; finish; }
+loops=$(cmdline_opt ktext_patch_loops 4)
+active=0
+tr_active && active=1
+
+cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
+pids=
+for cpu in $cpus; do
+	# read(2) on every CPU without a fork per call: vfs_read runs there.
+	taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
+	pids="$pids $!"
+done
+
+echo 16 > "$T/buffer_size_kb"
+
+# nodes_hit WHAT: every node with online CPUs appears in the trace.
+nodes_hit()
+{
+	# A busy guest may not have run a CPU's loop yet: look up to three
+	# times; a copy that was not patched never shows up.
+	for try in 1 2 3; do
+		sleep 1
+		echo 0 > "$T/tracing_on"
+		hit=$(grep -o '\[[0-9][0-9]*\]' "$T/trace" | tr -d '[]' | sort -un)
+		echo 1 > "$T/tracing_on"
+		seen=
+		for c in $hit; do
+			seen="$seen $(node_of_cpu $((10#$c)))"
+		done
+		missing=
+		for node in $(online_nodes); do
+			[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] || continue
+			case " $seen " in *" $node "*) ;; *) missing="$missing $node" ;; esac
+		done
+		[ -z "$missing" ] && break
+	done
+	[ -z "$missing" ] && pass "$1: hit on CPUs of every node" ||
+		fail "$1: no hit from node(s)$missing (CPUs seen: $(echo $hit))"
+	echo > "$T/trace"
+}
+
+i=0
+while [ $i -lt "$loops" ]; do
+	echo "# patching loop $((i + 1)) of $loops"
+	echo > "$T/trace"
+	echo 1 > "$T/events/sched/sched_switch/enable"
+	[ $i -eq 0 ] && nodes_hit "static key (sched_switch tracepoint)"
+	echo 0 > "$T/events/sched/sched_switch/enable"
+
+	echo vfs_read > "$T/set_ftrace_filter"
+	echo function > "$T/current_tracer"
+	[ $i -eq 0 ] && nodes_hit "ftrace (function tracer on vfs_read)"
+	echo nop > "$T/current_tracer"
+	echo > "$T/set_ftrace_filter"
+
+	echo 'p:ktext_probe vfs_read' >> "$T/kprobe_events"
+	echo 1 > "$T/events/kprobes/ktext_probe/enable"
+	[ $i -eq 0 ] && nodes_hit "kprobe on vfs_read"
+	echo 0 > "$T/events/kprobes/ktext_probe/enable"
+	echo '-:ktext_probe' >> "$T/kprobe_events"
+
+	[ $active -eq 1 ] && [ $((i % 2)) -eq 1 ] && tr_verify "patching loop $((i + 1))"
+	i=$((i + 1))
+done
+kill $pids 2>/dev/null
+wait 2>/dev/null
+if [ $active -eq 1 ]; then
+	tr_verify "$loops patching loops"
+else
+	pass "$loops patching loops with replication inactive"
+fi
+finish
