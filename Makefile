@@ -32,8 +32,14 @@ BROKEN ?= 0
 FORCE ?= 0
 CHECK_CONFIGS ?= default debug
 # Extra boots of already built kernels that make check also runs
-# (CONFIG:PAGES:CMDLINE, ',' for a space in CMDLINE).
-CHECK_EXTRA ?= default:4k:percpu_pgtable=off default:4k:percpu_pgtable_testfail=3
+# (CONFIG:PAGES:CMDLINE[:NODES], ',' for a space in CMDLINE).
+# They run the text replica's load and patching stress briefly: the full
+# counts run in the default and debug boots.
+KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1
+CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
+	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
+	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
+	default:4k:$(KTEXT_LIGHT):1
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
@@ -84,7 +90,8 @@ INITRD := $(BLD)/initramfs.cpio
 KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
-CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4
+CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
+	pcpt.ktext_modload_iters=100 pcpt.ktext_patch_loops=2
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
@@ -179,6 +186,7 @@ matrix:
 # fragments, booted alternately in one run.  Fragment symbols the base
 # does not know are expected there (PCPT_LAX_CONFIG).
 BASE_BLD := $(OUT)/build-base/$(LABEL)
+KSFT_SRC := $(REPO)/tools/testing/selftests/percpu_pgtable
 BENCH_DIR := $(OUT)/bench/$(LABEL)
 bench: build
 	@[ -d $(BASE_TREE) ] || git -C $(TREE) worktree add -q --detach $(BASE_TREE) pcpt-base
@@ -194,10 +202,15 @@ bench: build
 		set -e; IFS=: read -r name tree bld <<< "$$k"; \
 		mkdir -p $(BENCH_DIR)/mod-$$name $(BENCH_DIR)/guest/$$name; \
 		cp $(REPO)/tools/pcpt-bench/* $(BENCH_DIR)/mod-$$name/; \
+		cp $(KSFT_SRC)/test_modules/ktext_big.h $(KSFT_SRC)/test_modules/ktext_big0.c \
+			$(BENCH_DIR)/mod-$$name/; \
 		$(MAKE) -s --no-print-directory -C $$tree O=$$bld ARCH=arm64 \
 			CROSS_COMPILE=aarch64-linux-gnu- M=$(BENCH_DIR)/mod-$$name modules; \
-		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/guest/$$name/; \
+		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/mod-$$name/ktext_big0.ko \
+			$(BENCH_DIR)/guest/$$name/; \
 	done
+	@gcc -O2 -Wall -shared -fPIC -o $(BENCH_DIR)/ktext_fetch_plugin.so \
+		$(REPO)/tools/pcpt-bench/ktext_fetch_plugin.c
 	@python3 $(S)/insn-count.py --json $(BENCH_DIR)/this_cpu_insns.json \
 		$(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
 		| tee $(BENCH_DIR)/this_cpu_insns.txt
@@ -208,7 +221,7 @@ bench: build
 	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) \
 		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
-		--initrd $(BENCH_DIR)/initramfs.cpio \
+		--initrd $(BENCH_DIR)/initramfs.cpio --plugin $(BENCH_DIR)/ktext_fetch_plugin.so \
 		$(BASE_BLD)/arch/arm64/boot/Image $(IMAGE)
 
 clean:

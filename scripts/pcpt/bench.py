@@ -6,24 +6,30 @@
 # base, patched and patched/base ratio (medians), also written as JSON
 # and plotted as PNG (gnuplot) under OUT.
 #
-# Usage: bench.py --out DIR --iters N --initrd CPIO BASE_IMAGE PATCHED_IMAGE
+# Usage: bench.py --out DIR --iters N --initrd CPIO [--plugin SO] BASE_IMAGE PATCHED_IMAGE
+# With --plugin, each kernel is also booted once with the TCG plugin
+# (tools/pcpt-bench/ktext_fetch_plugin.c) to count where its kernel
+# instruction fetches come from: fetch_remote_pct_* are the percentages
+# served from another node's memory, per node of the fetching CPU.
 # The topology and command line come from the environment, as for boot.sh.
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def boot(image, initrd, log):
+def boot(image, initrd, log, extra_cmdline='', extra_env=None):
     # The built-in KUnit suites differ between the kernels and would be
     # timed as boot time: both boot without running them.
-    cmdline = (os.environ.get('CMDLINE', '') + ' kunit.enable=0').strip()
-    env = dict(os.environ, MODE='bench', QUIET='1', CMDLINE=cmdline)
+    cmdline = (os.environ.get('CMDLINE', '') + ' kunit.enable=0 ' + extra_cmdline).strip()
+    env = dict(os.environ, MODE='bench', QUIET='1', CMDLINE=cmdline, **(extra_env or {}))
     rc = subprocess.call(['bash', os.path.join(HERE, 'boot.sh'), image, initrd, log], env=env)
     metrics, errors = {}, []
     with open(log, errors='replace') as f:
@@ -42,11 +48,68 @@ def boot(image, initrd, log):
     return metrics, errors
 
 
+def ksym(image, name):
+    """Link-time address of a symbol, from the System.map next to vmlinux."""
+    smap = os.path.join(os.path.dirname(image), '..', '..', '..', 'System.map')
+    with open(smap) as f:
+        for line in f:
+            addr, _, sym = line.split()[:3]
+            if sym == name:
+                return '0x' + addr
+    raise SystemExit(f'bench.py: {name} not in {smap}')
+
+
+def fetch_locality(kind, image, initrd, plugin, out):
+    """Boot once with the TCG plugin counting kernel instruction fetches by
+    the node of their memory; return {metric: (value, unit, better)}."""
+    cpn = int(os.environ.get('CPUS_PER_NODE', '2'))
+    res = os.path.join(out, f'{kind}-fetch.txt')
+    mem = tempfile.mkdtemp(prefix='pcpt-bench-mem.', dir='/dev/shm')
+    try:
+        extra = {'MEM_PATH': mem,
+                 'QEMU_EXTRA': (os.environ.get('QEMU_EXTRA', '') +
+                                f' -plugin {plugin},out={res},cpus_per_node={cpn},'
+                                f'mark={ksym(image, "ksys_sync")}').strip()}
+        # nokaslr: the plugin's mark is the link-time address of ksys_sync.
+        m, errors = boot(image, initrd, os.path.join(out, f'{kind}-fetch.log'),
+                         'nokaslr pcpt.bench_fetch=1', extra)
+    finally:
+        shutil.rmtree(mem, ignore_errors=True)
+    metrics = {}
+    if errors or not os.path.exists(res):
+        return metrics, errors + [f'{kind}: no fetch counts ({res})']
+    per_node, marks = {}, 0
+    with open(res) as f:
+        for line in f:
+            w = line.split()
+            if w[:2] == ['#', 'marks']:
+                marks = int(w[2])
+            elif w and w[0] == 'vcpu':
+                node, local, remote, unknown = int(w[3]), int(w[5]), int(w[7]), int(w[9])
+                t = per_node.setdefault(node, [0, 0, 0])
+                t[0] += local
+                t[1] += remote
+                t[2] += unknown
+    if marks < 2:
+        errors.append(f'{kind}: the plugin saw {marks} of the 2 sync marks')
+    tot = [sum(t[i] for t in per_node.values()) for i in range(3)]
+    for node, (local, remote, unknown) in sorted(per_node.items()):
+        if local + remote:
+            metrics[f'fetch_remote_pct_node{node}'] = (100.0 * remote / (local + remote), '%', 'lower')
+    if tot[0] + tot[1]:
+        metrics['fetch_remote_pct_all'] = (100.0 * tot[1] / (tot[0] + tot[1]), '%', 'lower')
+        metrics['fetch_kernel_insns'] = (float(tot[0] + tot[1]), 'insns', 'info')
+    if tot[2] > 0.01 * (sum(tot) or 1):
+        errors.append(f'{kind}: {tot[2]} kernel instructions from memory of no known node')
+    return metrics, errors
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
     ap.add_argument('--iters', type=int, default=3)
     ap.add_argument('--initrd', required=True)
+    ap.add_argument('--plugin', help='ktext_fetch_plugin.so: also measure fetch locality')
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args()
@@ -61,6 +124,15 @@ def main():
             log = os.path.join(a.out, f'{kind}-{i}.log')
             print(f'pcpt: bench run {i + 1}/{a.iters}: {kind}', flush=True)
             m, e = boot(image, a.initrd, log)
+            errors += e
+            for name, (v, unit, better) in m.items():
+                samples[kind].setdefault(name, []).append(v)
+                units[name] = (unit, better)
+
+    if a.plugin:
+        for kind, image in (('base', a.base), ('patched', a.patched)):
+            print(f'pcpt: bench fetch locality: {kind}', flush=True)
+            m, e = fetch_locality(kind, image, a.initrd, a.plugin, a.out)
             errors += e
             for name, (v, unit, better) in m.items():
                 samples[kind].setdefault(name, []).append(v)

@@ -14,6 +14,9 @@
 #   VMEM_MB [1024]  size of a virtio-mem device (id vm0, unplugged at
 #                   boot) the memory hotplug selftest resizes; 0: none
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
+#   MEM_PATH []     back node N's RAM with a file in MEM_PATH/pcpt-nodeN/
+#                   (memory-backend-file), so host addresses tell the node
+#                   (tools/pcpt-bench/ktext_fetch_plugin.c)
 #
 # Exit status: 0 when the guest powered itself off after printing
 # PCPT-DONE, 1 otherwise (hang, crash, QEMU error).  The guest's own
@@ -44,8 +47,13 @@ args=(-M virt,gic-version=3 -cpu max,pauth-impdef=on -accel tcg,thread=multi
 for ((n = 0; n < NODES; n++)); do
 	first=$((n * CPUS_PER_NODE))
 	last=$((first + CPUS_PER_NODE - 1))
-	args+=(-object "memory-backend-ram,id=mem$n,size=${NODE_MEM}M"
-	       -numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
+	if [ -n "${MEM_PATH:-}" ]; then
+		mkdir -p "$MEM_PATH/pcpt-node$n"
+		args+=(-object "memory-backend-file,id=mem$n,size=${NODE_MEM}M,mem-path=$MEM_PATH/pcpt-node$n")
+	else
+		args+=(-object "memory-backend-ram,id=mem$n,size=${NODE_MEM}M")
+	fi
+	args+=(-numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
 done
 # The guest asks for virtio-mem resizes on its console; qmp-watch.py
 # forwards them to this QMP socket (unix socket paths are short: /tmp).
@@ -56,7 +64,8 @@ if [ "$VMEM_MB" -gt 0 ]; then
 	args+=(-object "memory-backend-ram,id=vmem0,size=${VMEM_MB}M"
 	       -device "virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0")
 fi
-append="console=ttyAMA0 panic=-1 oops=panic pcpt.mode=$MODE pcpt.nodes=$NODES"
+# A large log buffer: the tests look for boot lines after KUnit's output.
+append="console=ttyAMA0 panic=-1 oops=panic log_buf_len=4M pcpt.mode=$MODE pcpt.nodes=$NODES"
 append+=" pcpt.cpus_per_node=$CPUS_PER_NODE pcpt.node_mem=$NODE_MEM pcpt.broken=${BROKEN:-0}"
 append+=" pcpt.vmem_mb=$VMEM_MB"
 append+=" ${CMDLINE:-}"

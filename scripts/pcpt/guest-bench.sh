@@ -16,6 +16,26 @@ result()
 	echo "PCPT-BENCH $1 $2 $3 $4"
 }
 
+ncpus=$(grep -c '^processor' /proc/cpuinfo)
+
+# Fetch locality boot (pcpt.bench_fetch=1, with the QEMU TCG plugin
+# tools/pcpt-bench/ktext_fetch_plugin.c counting kernel instruction
+# fetches by node): only a workload, bracketed by two sync(2) calls that
+# start and stop the plugin's count.  Every CPU reads a proc file in a
+# loop, which runs the syscall, VFS and procfs paths.
+if grep -q 'pcpt.bench_fetch=1' /proc/cmdline; then
+	sync
+	cpu=0
+	while [ $cpu -lt "$ncpus" ]; do
+		taskset -c $cpu sh -c 'i=0; while [ $i -lt 3000 ]; do read -r x < /proc/self/stat; i=$((i + 1)); done' &
+		cpu=$((cpu + 1))
+	done
+	wait
+	sync
+	result fetch_workload_cpus "$ncpus" cpus info
+	exit 0
+fi
+
 # Boot: guest time from kernel start to this script.
 result boot_to_userspace "$(cut -d' ' -f1 /proc/uptime)" s lower
 
@@ -49,6 +69,49 @@ if [ -f /bench/$kind/pcpt_bench_mod.ko ]; then
 			echo "PCPT-BENCH-ERROR $m: $(dmesg | grep pcpt_bench_mod | tail -1)"
 		fi
 	done
+fi
+
+# Module load + unload of a module with 256 KiB of text (its init
+# runs all of it), average of 20; the text replica must not slow this.
+if [ -f /bench/$kind/ktext_big0.ko ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	i=0
+	while [ $i -lt 20 ]; do
+		insmod /bench/$kind/ktext_big0.ko && rmmod ktext_big0
+		i=$((i + 1))
+	done
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	result module_load_unload_ms "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) * 1000 / 20 }')" ms lower
+fi
+
+# Text patching: a static key switched on and off (the sched_switch
+# tracepoint: one jump label site per use, every copy written with the
+# text replica), average of 20 on/off pairs.
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs none $T 2>/dev/null
+if [ -w $T/events/sched/sched_switch/enable ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	i=0
+	while [ $i -lt 20 ]; do
+		echo 1 > $T/events/sched/sched_switch/enable
+		echo 0 > $T/events/sched/sched_switch/enable
+		i=$((i + 1))
+	done
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	result static_key_toggle_us "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 / 20 }')" us lower
+fi
+
+# Memory each node uses after boot (the text replica takes text and
+# rodata once more on every node but the image's).
+for n in /sys/devices/system/node/node[0-9]*; do
+	kb=$(awk '/MemUsed/ { print $4 }' "$n/meminfo")
+	result "mem_used_${n##*/}" "$kb" kB lower
+done
+tr=/sys/kernel/debug/text_replica/status
+if [ -r $tr ] && grep -q '^active: yes' $tr; then
+	result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
+else
+	result ktext_copy_bytes 0 B info
 fi
 
 # Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).

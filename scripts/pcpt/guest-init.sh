@@ -53,7 +53,14 @@ report()
 	echo "cpus:    $(cat /sys/devices/system/cpu/online) online"
 	# Feature status lines: every client prints one pr_info line with
 	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
-	dmesg | grep -E 'percpu_pgtable:|ktext_replica:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
+	dmesg | grep -E 'percpu_pgtable:|text_replica:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
+	tr=/sys/kernel/debug/text_replica
+	[ -d $tr ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ -r $tr/status ]; then
+		echo "text replica (debugfs text_replica/status, verify):"
+		sed 's/^/  /' $tr/status
+		grep -E '^(compared|mismatches):' $tr/verify | sed 's/^/  verify /'
+	fi
 	echo "PCPT-REPORT-END"
 }
 
@@ -67,6 +74,13 @@ check)
 	cd /kselftest || exit 1
 	[ "$(opt broken 0)" = 1 ] &&
 		echo "percpu_pgtable:harness_broken.sh" >> kselftest-list.txt
+	# pcpt.only=WORD: run only the selftests whose name contains WORD
+	# (for development; the harness_* tests always run).
+	only=$(opt only "")
+	if [ -n "$only" ]; then
+		grep -E "harness_|$only" kselftest-list.txt > kselftest-list.only
+		mv kselftest-list.only kselftest-list.txt
+	fi
 	echo "PCPT-KSELFTEST-BEGIN"
 	./run_kselftest.sh
 	echo "PCPT-KSELFTEST-END"
