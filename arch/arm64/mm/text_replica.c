@@ -264,8 +264,9 @@ static bool tr_has_copy(int nid)
  *
  * Called by the text patching primitives under patch_lock, after they have
  * written the master through FIX_TEXT_POKE0, the fixmap slot that lock
- * owns.  Writes each node's copy through the same slot, then cleans the D-cache and invalidates the I-cache of each
- * copy, the master included, by that alias: the I-cache is physically
+ * owns.  Writes each node's copy through the same slot, then cleans the
+ * D-cache and invalidates the I-cache of each copy, the master included,
+ * by that alias: the I-cache is physically
  * indexed, and the caller's maintenance by the text address reaches only
  * the copy its own CPU translates to.
  *
@@ -505,8 +506,10 @@ static int tr_switch_cpu(void *data)
 		sw->ret = percpu_pgtable_register_client(&tr_client);
 		if (sw->ret)
 			WRITE_ONCE(tr_active, false);
+		/* Pairs with the acquire below: the waiters see it all done. */
 		smp_store_release(&sw->done, 1);
 	} else {
+		/* Pairs with the leader's release. */
 		while (!smp_load_acquire(&sw->done))
 			cpu_relax();
 	}
@@ -608,8 +611,9 @@ static int tr_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "active: %s\n", READ_ONCE(tr_active) ? "yes" : "no");
 	if (!READ_ONCE(tr_active))
 		seq_printf(m, "reason: %s\n", tr_reason);
-	seq_printf(m, "text: %px-%px\n", _stext, _etext);
-	seq_printf(m, "rodata: %px-%px\n", __start_rodata, __end_rodata);
+	seq_printf(m, "text: %lu bytes\n", (unsigned long)(_etext - _stext));
+	seq_printf(m, "rodata: %lu bytes\n",
+		   (unsigned long)(__end_rodata - __start_rodata));
 	seq_printf(m, "private: %#lx-%#lx\n", tr_slot_lo, tr_slot_hi);
 	seq_printf(m, "size: %zu\n", tr_size);
 	seq_printf(m, "table pages: %lu\n", tr_table_pages);
@@ -647,7 +651,7 @@ static unsigned long tr_compare(struct seq_file *m, const char *what,
 		for (try = 0; try < 3; try++) {
 			if (!memcmp(a + off, b + off, PAGE_SIZE))
 				break;
-			udelay(100);
+			usleep_range(100, 200);
 		}
 		if (try < 3)
 			continue;
