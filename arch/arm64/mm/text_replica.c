@@ -26,6 +26,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -529,6 +530,7 @@ void text_replica_init(void)
 {
 	struct tr_switch sw = { .arrived = ATOMIC_INIT(0) };
 	unsigned long npages = tr_size >> PAGE_SHIFT;
+	u64 t0 = ktime_get_ns();
 	int nid, ret;
 
 	if (!tr_enabled || !tr_copies)
@@ -594,8 +596,8 @@ void text_replica_init(void)
 			&tr_nodes[nid].base, &end, tr_size >> 10);
 	}
 	tr_reason = "";
-	pr_info("active: %u copies besides the master, %lu table pages\n",
-		tr_copies, tr_table_pages);
+	pr_info("active: %u copies besides the master, %lu table pages, %llu us to switch\n",
+		tr_copies, tr_table_pages, (ktime_get_ns() - t0) / NSEC_PER_USEC);
 	return;
 
 inactive:
