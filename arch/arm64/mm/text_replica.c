@@ -45,6 +45,7 @@
 #include <asm/set_memory.h>
 #include <asm/text_replica.h>
 #include <asm/tlbflush.h>
+#include <asm/virt.h>
 
 /**
  * struct tr_node - what the CPUs of one node translate the image to
@@ -72,7 +73,8 @@ static phys_addr_t tr_master_pa __read_mostly;
 static size_t tr_size __read_mostly;
 static unsigned int tr_copies __read_mostly;
 static unsigned long tr_table_pages;
-static const char *tr_reason __read_mostly = "not initialised";
+static const char *tr_reason __read_mostly =
+	"waiting for mark_rodata_ro(), which rodata=off never calls";
 
 /*
  * Set under stop_machine() when every copy is made and the roots point at
@@ -245,11 +247,33 @@ void __init text_replica_reserve(void)
  * @addr: virtual address covered by the table
  *
  * Return: true if the node tables of the text replica may point at the
- * table covering @addr below a top-level entry, so it must not be freed.
+ * table covering @addr below a top-level entry (once replication is on,
+ * and from boot when it is enabled), so it must not be freed.
  */
 bool text_replica_shared_table(unsigned long addr)
 {
-	return READ_ONCE(tr_active) && addr >= tr_slot_lo && addr < tr_slot_hi;
+	/*
+	 * From boot, not from the switch: a table freed while the node
+	 * tables are being built would be as bad, and a 1 GiB mapping in
+	 * the module box is not worth the window.
+	 */
+	return tr_slot_hi && addr >= tr_slot_lo && addr < tr_slot_hi;
+}
+
+/*
+ * Make a copy's bytes at @start..@end (a linear or fixmap alias) visible
+ * to instruction fetch from it on every CPU.  Only the assembly helpers
+ * and inline instructions: this runs inside the patching primitives,
+ * which must not recurse into ftrace or kprobes.
+ */
+static __always_inline void tr_sync_icache(unsigned long start, unsigned long end)
+{
+	if (icache_is_aliasing()) {
+		dcache_clean_pou(start, end);
+		icache_inval_all_pou();
+	} else {
+		caches_clean_inval_pou(start, end);
+	}
 }
 
 static bool tr_has_copy(int nid)
@@ -273,7 +297,7 @@ static bool tr_has_copy(int nid)
  *
  * Return: 0, or the first error of a write.
  */
-int text_replica_write(void *addr, const void *src, size_t len)
+notrace int text_replica_write(void *addr, const void *src, size_t len)
 {
 	unsigned long a = (unsigned long)addr;
 	int nid, err, ret = 0;
@@ -294,11 +318,13 @@ int text_replica_write(void *addr, const void *src, size_t len)
 			if (err && !ret)
 				ret = err;
 		}
-		sync_icache_aliases(waddr, waddr + len);
+		tr_sync_icache(waddr, waddr + len);
 		clear_fixmap(FIX_TEXT_POKE0);
 	}
 	return ret;
 }
+
+NOKPROBE_SYMBOL(text_replica_write);
 
 /*
  * Give the node an entry of its own: a copy of the table @entry points at,
@@ -344,6 +370,18 @@ static int tr_relocate(int nid, u64 *entry, u64 val, unsigned long addr,
 	}
 	WRITE_ONCE(*entry, (val & ~PTE_ADDR_LOW) | __phys_to_pte_val(npa));
 	return 0;
+}
+
+/*
+ * Give an unused copy back to the page allocator; the node's CPUs use the
+ * master.  Its tables, if any, are leaked (a few pages): they may be half
+ * built.
+ */
+static void tr_free_copy(int nid)
+{
+	memblock_free_late(tr_nodes[nid].base, tr_size);
+	tr_nodes[nid].base = 0;
+	tr_nodes[nid].use = tr_master_node;
 }
 
 /* Build the node's translation of [start, end) (a part of the image). */
@@ -461,7 +499,7 @@ static int tr_prepare_box(void)
 static pgd_t tr_populate(struct percpu_pgtable_client *client,
 			 unsigned int cpu, unsigned long addr)
 {
-	int use = tr_nodes[cpu_to_node(cpu)].use;
+	int use = tr_nodes[early_cpu_to_node(cpu)].use;
 
 	if (use == NUMA_NO_NODE || !tr_nodes[use].pgd)
 		return READ_ONCE(*pgd_offset_k(addr));
@@ -480,27 +518,35 @@ struct tr_switch {
 };
 
 /*
- * Runs on every online CPU with interrupts off.  The first to arrive fills
- * the copies from the master and switches the roots; the others wait, so
- * no CPU runs anything but this loop while its text mapping changes.  The
- * old and the new translation of every text address have the same size
- * and attributes and map identical bytes.
+ * Runs on every online CPU with interrupts off.  The last to arrive fills
+ * the copies from the master and switches the roots while the others
+ * spin in this loop (as aarch64_insn_patch_text_cb() does), so no CPU runs
+ * anything else while its text mapping changes.  The old and the new
+ * translation of every text address have the same size and attributes and
+ * map identical bytes.
  */
 static int tr_switch_cpu(void *data)
 {
 	struct tr_switch *sw = data;
+	unsigned long master = (unsigned long)lm_alias(_stext);
 	int nid;
 
-	if (atomic_inc_return(&sw->arrived) == 1) {
+	if (atomic_inc_return(&sw->arrived) == num_online_cpus()) {
+		/*
+		 * A patcher may have written the master and been preempted
+		 * before its own maintenance by the text address, which from
+		 * now on reaches its node's copy only: clean the master here.
+		 */
+		tr_sync_icache(master, master + tr_size);
 		for_each_node(nid) {
 			unsigned long va;
 
 			if (!tr_has_copy(nid) || !tr_nodes[nid].pgd)
 				continue;
 			va = (unsigned long)__va(tr_nodes[nid].base);
-			memcpy((void *)va, lm_alias(_stext), tr_size);
+			memcpy((void *)va, (void *)master, tr_size);
 			/* Fetches from the copy must see what was written. */
-			caches_clean_inval_pou(va, va + tr_size);
+			tr_sync_icache(va, va + tr_size);
 		}
 		WRITE_ONCE(tr_active, true);
 		/* Writes every CPU's entries, then flushes all TLBs. */
@@ -539,6 +585,11 @@ void text_replica_init(void)
 		tr_reason = "per-CPU kernel page tables are off";
 		goto inactive;
 	}
+	/* The hypervisor owns .hyp.text, inside the text: no copy can read it. */
+	if (is_protected_kvm_enabled()) {
+		tr_reason = "protected KVM owns part of the text";
+		goto inactive;
+	}
 
 	tr_client.start = tr_slot_lo;
 	tr_client.end = tr_slot_hi;
@@ -557,6 +608,7 @@ void text_replica_init(void)
 			pr_warn("node %d: cannot build its tables (%d): its CPUs use the master copy\n",
 				nid, ret);
 			tr_nodes[nid].pgd = NULL;
+			tr_free_copy(nid);
 			tr_nodes[nid].use = tr_master_node;
 			tr_copies--;
 		}
@@ -573,8 +625,9 @@ void text_replica_init(void)
 		goto inactive;
 	}
 
-	stop_machine(tr_switch_cpu, &sw, cpu_online_mask);
-	if (sw.ret) {
+	ret = stop_machine(tr_switch_cpu, &sw, cpu_online_mask);
+	if (ret || sw.ret) {
+		sw.ret = sw.ret ?: ret;
 		tr_reason = "the per-CPU page tables refused the client";
 		pr_warn("%s (%d): one copy only\n", tr_reason, sw.ret);
 		goto inactive;
@@ -601,6 +654,10 @@ void text_replica_init(void)
 	return;
 
 inactive:
+	for_each_node(nid) {
+		if (tr_has_copy(nid))
+			tr_free_copy(nid);
+	}
 	pr_info("inactive: %s\n", tr_reason);
 }
 

@@ -59,11 +59,11 @@ for node in $(online_nodes); do
 		;;
 	esac
 done
-lines=$(dmesg | grep -c 'text_replica: node [0-9]*: own copy of text and rodata')
+lines=$(dmesg | grep 'own copy of text and rodata at' | wc -l)
 if [ "$lines" -eq "$copies" ] && [ "$copies" -gt 0 ]; then
 	pass "$copies copies, one boot line each"
 else
-	fail "$copies copies in the status, $lines boot lines"
+	fail "$copies copies in the status, $lines boot lines: $(dmesg | grep text_replica | head -6 | tr '\n' ';')"
 fi
 for node in $(tr_testfail_nodes); do
 	dmesg | grep -q "text_replica: node $node: cannot allocate" &&
