@@ -26,6 +26,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kmemleak.h>
 #include <linux/ktime.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
@@ -379,7 +380,11 @@ static int tr_relocate(int nid, u64 *entry, u64 val, unsigned long addr,
  */
 static void tr_free_copy(int nid)
 {
-	memblock_free_late(tr_nodes[nid].base, tr_size);
+	phys_addr_t base = tr_nodes[nid].base;
+
+	/* memblock_free_late() is __init, and init memory is gone by now. */
+	kmemleak_free_part_phys(base, tr_size);
+	free_reserved_area(__va(base), __va(base + tr_size), -1, "text replica");
 	tr_nodes[nid].base = 0;
 	tr_nodes[nid].use = tr_master_node;
 }
