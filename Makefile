@@ -91,7 +91,7 @@ KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
-	pcpt.ktext_modload_iters=100 pcpt.ktext_patch_loops=2
+	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
