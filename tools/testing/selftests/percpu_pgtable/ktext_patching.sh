@@ -4,7 +4,7 @@
 # Patch kernel text while a CPU of every node runs the patched function: a static
 # key (the sched_switch tracepoint), ftrace (function tracer on vfs_read)
 # and a kprobe (on vfs_read), each switched on and off
-# pcpt.ktext_patch_loops times (default 4).  The first time each is on,
+# pcpt.ktext_patch_loops times (default 2).  The first time each is on,
 # the trace must hold hits from CPUs of every node: a node whose copy was
 # not patched would not hit it.  Copies are compared every other loop
 # and at the end.  Debug and extra boots run one loop (Makefile).
@@ -17,7 +17,7 @@ T=/sys/kernel/tracing
 [ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
 [ -f "$T/kprobe_events" ] && [ -f "$T/set_ftrace_filter" ] ||
 	{ fail "tracefs with kprobe events and ftrace needed"; finish; }
-loops=$(cmdline_opt ktext_patch_loops 4)
+loops=$(cmdline_opt ktext_patch_loops 2)
 active=0
 tr_active && active=1
 
