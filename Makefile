@@ -38,8 +38,7 @@ CHECK_CONFIGS ?= default debug
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
-	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
-	default:4k:$(KTEXT_LIGHT):1
+	default:4k:kernel_replication=off,$(KTEXT_LIGHT)
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
@@ -91,7 +90,7 @@ KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
-	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1
+	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \

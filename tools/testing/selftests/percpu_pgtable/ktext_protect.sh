@@ -43,7 +43,7 @@ done
 
 te=$(ksym _etext)
 rs=$(ksym __start_rodata); re=$(ksym __end_rodata)
-for cpu in $(cpulist_expand "$(cat /sys/devices/system/cpu/online)"); do
+for cpu in $(ktext_cpus); do
 	f="$TR_DEBUGFS/tables/cpu$cpu"
 	bad=$(awk -v ts="$ts" -v te="$te" -v rs="$rs" -v re="$re" '
 	/^0x/ && / pa=0x/ {

@@ -189,3 +189,18 @@ tr_verify()
 		fail "after $1: $(echo "$out" | grep -v ' 0 differ$' | tail -6 | tr '\n' ';')"
 	fi
 }
+
+# ktext_cpus: the online CPUs whose own tables the text replica tests
+# read: all of them, or with pcpt.ktext_all_cpus=0 (the debug boot, where
+# reading a whole per-CPU dump under KASAN takes minutes) the last CPU
+# of every node.
+ktext_cpus()
+{
+	if [ "$(cmdline_opt ktext_all_cpus 1)" = 1 ]; then
+		cpulist_expand "$(cat /sys/devices/system/cpu/online)"
+		return
+	fi
+	for node in $(online_nodes); do
+		cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk 'NF { print $NF }'
+	done
+}
