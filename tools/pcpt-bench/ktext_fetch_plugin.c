@@ -259,20 +259,22 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "out=", 4))
+		if (!strncmp(argv[i], "out=", 4)) {
 			out_path = argv[i] + 4;
-		else if (!strncmp(argv[i], "cpus_per_node=", 14))
+		} else if (!strncmp(argv[i], "cpus_per_node=", 14)) {
 			cpus_per_node = strtoul(argv[i] + 14, NULL, 0);
-		else if (!strncmp(argv[i], "mark=", 5))
+		} else if (!strncmp(argv[i], "mark=", 5)) {
 			mark = strtoull(argv[i] + 5, NULL, 0);
-		else {
-			fprintf(stderr, "ktext_fetch_plugin: unknown argument '%s' (accepted: out=, cpus_per_node=, mark=)\n",
+		} else {
+			fprintf(stderr, "ktext_fetch_plugin: unknown argument '%s'",
 				argv[i]);
+			fprintf(stderr, " (accepted: out=, cpus_per_node=, mark=)\n");
 			return -1;
 		}
 	}
 	if (!out_path || !cpus_per_node || !info->system_emulation) {
-		fprintf(stderr, "ktext_fetch_plugin: needs system emulation, out=FILE and cpus_per_node>0\n");
+		fprintf(stderr,
+			"ktext_fetch_plugin: needs system emulation, out=FILE, cpus_per_node>0\n");
 		return -1;
 	}
 	nr_vcpus = info->system.max_vcpus;
