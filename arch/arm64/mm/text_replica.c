@@ -17,7 +17,11 @@
  *    are allocated before the copies are made and which pud_free_pmd_page()
  *    refuses to free (text_replica_shared_table());
  *  - empty in a range reserved from vmalloc at boot (text_replica_reserve_va()),
- *    so that no generic code ever maps there.
+ *    so that no generic code ever maps there;
+ *  - a leaf of the module window, a range reserved the same way right
+ *    below the image, whose PTE tables exist from boot, one set per node
+ *    and the master's: this file maps module text and rodata there
+ *    itself, in every set, under tr_mw_lock (see "Modules" below).
  *
  * See Documentation/mm/text-replication.rst.
  */
@@ -26,11 +30,14 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/genalloc.h>
 #include <linux/kasan.h>
 #include <linux/kmemleak.h>
 #include <linux/ktime.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
+#include <linux/moduleloader.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/percpu_pgtable.h>
 #include <linux/seq_file.h>
@@ -41,6 +48,7 @@
 
 #include <asm/cacheflush.h>
 #include <asm/fixmap.h>
+#include <asm/mmu_context.h>
 #include <asm/pgalloc.h>
 #include <asm/ptdump.h>
 #include <asm/sections.h>
@@ -90,6 +98,35 @@ static bool tr_active __read_mostly;
 static unsigned long tr_box_lo, tr_box_hi;
 static unsigned long tr_slot_lo, tr_slot_hi;
 
+/*
+ * Modules: text and rodata of modules are allocated in the module window
+ * [tr_mw_lo, tr_mw_hi), right below the image and so in direct branch
+ * range of it.  Vmalloc never maps there (a vm area reserves it), and its
+ * PTE tables are allocated before the node tables are built, which copy
+ * them: every node's CPUs, and the master's, translate the window through
+ * PTE tables of their own, which only this file writes.  A module's pages
+ * are mapped to the master's pages in every table while it loads, and
+ * each node's entries are pointed at a node-local copy once its text and
+ * rodata are final (module_arch_mem_protected()).  The entries are the
+ * only record of which page is where.
+ *
+ * tr_mw_lock serialises the writers of those entries: allocation,
+ * set_memory_*(), the switch to the copies, freeing, and verify.  The text
+ * patching primitives read them under patch_lock without it: they never
+ * write a module before it leaves MODULE_STATE_UNFORMED, when its copies
+ * are in place, nor after it is gone, when its memory is freed.
+ */
+#define TR_MW_SIZE	SZ_32M
+
+static unsigned long tr_mw_lo, tr_mw_hi;
+static struct vm_struct tr_mw_vm;
+static struct gen_pool *tr_mw_pool;
+static bool tr_mw_ready __read_mostly;
+static DEFINE_MUTEX(tr_mw_lock);
+/* Under tr_mw_lock: pages mapped, node copies, copies that failed. */
+static unsigned long tr_mw_pages, tr_mw_copies, tr_mw_failed;
+static const char *tr_mw_reason = "text replication is inactive";
+
 static bool tr_enabled __ro_after_init = true;
 static nodemask_t tr_testfail __initdata;
 
@@ -135,6 +172,29 @@ static void __init tr_hole(struct vm_struct *vm, unsigned long start,
 }
 
 /**
+ * text_replica_module_base() - the lowest address of replicated module text
+ *
+ * Return: the start of the module window, which module_init_limits() must
+ * keep in branch range of the image, or 0 if there is none.
+ */
+unsigned long text_replica_module_base(void)
+{
+	return tr_mw_lo;
+}
+
+/**
+ * text_replica_module_addr() - is this address in the module window?
+ * @addr: virtual address
+ *
+ * Return: true if @addr belongs to replicated module text or rodata, whose
+ * permissions text_replica_module_prot() changes.
+ */
+bool text_replica_module_addr(unsigned long addr)
+{
+	return addr >= tr_mw_lo && addr < tr_mw_hi;
+}
+
+/**
  * text_replica_reserve_va() - keep vmalloc out of the image's private tables
  *
  * Called from declare_kernel_vmas(), before vmalloc_init().  The private
@@ -152,6 +212,8 @@ void __init text_replica_reserve_va(void)
 	/* the data segment's vm area has a guard page */
 	unsigned long end = (unsigned long)_end + PAGE_SIZE;
 
+	unsigned long lo;
+
 	if (!tr_enabled)
 		return;
 
@@ -159,11 +221,18 @@ void __init text_replica_reserve_va(void)
 	tr_box_hi = text + SZ_2G;
 	tr_slot_lo = ALIGN_DOWN(tr_box_lo, PGDIR_SIZE);
 	tr_slot_hi = ALIGN(tr_box_hi, PGDIR_SIZE);
+	if (IS_ENABLED(CONFIG_MODULES)) {
+		tr_mw_hi = ALIGN_DOWN(text, PMD_SIZE);
+		tr_mw_lo = tr_mw_hi - TR_MW_SIZE;
+	}
 
-	tr_hole(&tr_holes[0], tr_slot_lo, tr_box_lo);
-	tr_hole(&tr_holes[1], ALIGN_DOWN(text, PUD_SIZE), text);
+	/* The module window is private like the image: so is its 1 GiB range. */
+	lo = ALIGN_DOWN(tr_mw_lo ?: text, PUD_SIZE);
+	tr_hole(&tr_holes[0], tr_slot_lo, min(tr_box_lo, lo));
+	tr_hole(&tr_holes[1], lo, tr_mw_lo ?: text);
+	tr_hole(&tr_mw_vm, tr_mw_lo, tr_mw_lo ? text : 0);
 	tr_hole(&tr_holes[2], end, ALIGN(end, PUD_SIZE));
-	tr_hole(&tr_holes[3], tr_box_hi, tr_slot_hi);
+	tr_hole(&tr_holes[3], max(tr_box_hi, ALIGN(end, PUD_SIZE)), tr_slot_hi);
 }
 
 static int __init tr_nearest(int nid)
@@ -283,6 +352,58 @@ static bool tr_has_copy(int nid)
 	return tr_nodes[nid].use == nid && nid != tr_master_node;
 }
 
+/*
+ * The root whose module window entries the node's CPUs use, if the node
+ * has window tables of its own: the master's for the image's node.
+ */
+static __always_inline pgd_t *tr_mw_root(int nid)
+{
+	return nid == tr_master_node ? init_mm.pgd : tr_nodes[nid].pgd;
+}
+
+/* The PTE of @addr in the module window: its tables exist from boot. */
+static __always_inline pte_t *tr_mw_ptep(pgd_t *root, unsigned long addr)
+{
+	p4d_t *p4dp = p4d_offset(pgd_offset_pgd(root, addr), addr);
+	pmd_t *pmdp = pmd_offset(pud_offset(p4dp, addr), addr);
+
+	return pte_offset_kernel(pmdp, addr);
+}
+
+/*
+ * text_replica_write() for module text: every node copy of the page, and
+ * the master's, found through the window's entries of each node.
+ */
+static __always_inline int tr_mw_write(unsigned long a, const void *src,
+				       size_t len)
+{
+	pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, a));
+	int nid, err, ret = 0;
+
+	if (!pte_present(mpte))
+		return -EFAULT;
+	for_each_node(nid) {
+		pgd_t *root = tr_mw_root(nid);
+		unsigned long pfn, waddr;
+
+		if (!root)
+			continue;
+		pfn = pte_pfn(__ptep_get(tr_mw_ptep(root, a)));
+		if (nid != tr_master_node && pfn == pte_pfn(mpte))
+			continue;
+		waddr = set_fixmap_offset(FIX_TEXT_POKE0,
+					  PFN_PHYS(pfn) + offset_in_page(a));
+		if (nid != tr_master_node) {
+			err = copy_to_kernel_nofault((void *)waddr, src, len);
+			if (err && !ret)
+				ret = err;
+		}
+		tr_sync_icache(waddr, waddr + len);
+		clear_fixmap(FIX_TEXT_POKE0);
+	}
+	return ret;
+}
+
 /**
  * text_replica_write() - write patched kernel text into every copy
  * @addr: text address the master was just written at
@@ -291,11 +412,11 @@ static bool tr_has_copy(int nid)
  *
  * Called by the text patching primitives under patch_lock, after they have
  * written the master through FIX_TEXT_POKE0, the fixmap slot that lock
- * owns.  Writes each node's copy through the same slot, then cleans the
- * D-cache and invalidates the I-cache of each copy, the master included,
- * by that alias: the I-cache is physically
- * indexed, and the caller's maintenance by the text address reaches only
- * the copy its own CPU translates to.
+ * owns.  @addr may be kernel or module text.  Writes each node's copy
+ * through the same slot, then cleans the D-cache and invalidates the
+ * I-cache of each copy, the master included, by that alias: the I-cache
+ * is physically indexed, and the caller's maintenance by the text address
+ * reaches only the copy its own CPU translates to.
  *
  * Return: 0, or the first error of a write.
  */
@@ -304,8 +425,11 @@ notrace int text_replica_write(void *addr, const void *src, size_t len)
 	unsigned long a = (unsigned long)addr;
 	int nid, err, ret = 0;
 
-	if (!READ_ONCE(tr_active) || a < (unsigned long)_stext ||
-	    a + len > (unsigned long)_etext)
+	if (!READ_ONCE(tr_active))
+		return 0;
+	if (text_replica_module_addr(a))
+		return tr_mw_write(a, src, len);
+	if (a < (unsigned long)_stext || a + len > (unsigned long)_etext)
 		return 0;
 
 	for_each_node(nid) {
@@ -390,8 +514,13 @@ static void tr_free_copy(int nid)
 	tr_nodes[nid].use = tr_master_node;
 }
 
-/* Build the node's translation of [start, end) (a part of the image). */
-static int tr_build_range(int nid, unsigned long start, unsigned long end)
+/*
+ * Build the node's translation of [start, end): a part of the image, whose
+ * leaves are relocated to the node's copy, or (!@leaves) the module window,
+ * of which the node gets PTE tables of its own.
+ */
+static int tr_build_range(int nid, unsigned long start, unsigned long end,
+			  bool leaves)
 {
 	unsigned long addr, next;
 	int ret;
@@ -443,6 +572,8 @@ static int tr_build_range(int nid, unsigned long start, unsigned long end)
 			if (ret)
 				return ret;
 		}
+		if (!leaves)
+			continue;
 		for (; addr < next; addr += PAGE_SIZE) {
 			pte_t pte = ptep_get(pte_offset_kernel(mpmdp, addr));
 
@@ -469,10 +600,13 @@ static int tr_build(int nid)
 	for (addr = tr_slot_lo; addr < tr_slot_hi; addr += PGDIR_SIZE)
 		*pgd_offset_pgd(tr_nodes[nid].pgd, addr) = READ_ONCE(*pgd_offset_k(addr));
 
-	ret = tr_build_range(nid, (unsigned long)_stext, (unsigned long)_etext);
+	ret = tr_build_range(nid, (unsigned long)_stext, (unsigned long)_etext,
+			     true);
 	if (!ret)
 		ret = tr_build_range(nid, (unsigned long)__start_rodata,
-				     (unsigned long)__end_rodata);
+				     (unsigned long)__end_rodata, true);
+	if (!ret && tr_mw_lo)
+		ret = tr_build_range(nid, tr_mw_lo, tr_mw_hi, false);
 	/* Published by the core's root writes, which order after this. */
 	dsb(ishst);
 	return ret;
@@ -483,10 +617,21 @@ static int tr_build(int nid)
  * master, so that the node tables can share them and nothing ever writes
  * a PUD entry under the private top-level entries again.  A PUD block
  * there (a 1 GiB vmalloc mapping made before this) cannot be shared.
+ * Give the module window its PTE tables, which the node tables copy.
  */
 static int tr_prepare_box(void)
 {
 	unsigned long addr;
+
+	for (addr = tr_mw_lo; addr < tr_mw_hi; addr += PMD_SIZE) {
+		pgd_t *pgdp = pgd_offset_k(addr);
+		p4d_t *p4dp = p4d_alloc(&init_mm, pgdp, addr);
+		pud_t *pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
+		pmd_t *pmdp = pudp ? pmd_alloc(&init_mm, pudp, addr) : NULL;
+
+		if (!pmdp || !pte_alloc_kernel(pmdp, addr))
+			return -ENOMEM;
+	}
 
 	for (addr = ALIGN_DOWN(tr_box_lo, PUD_SIZE); addr < tr_box_hi;
 	     addr += PUD_SIZE) {
@@ -570,6 +715,336 @@ static int tr_switch_cpu(void *data)
 	isb();
 	return 0;
 }
+
+#ifdef CONFIG_MODULES
+
+/* Point @addr at @pte in the master's and every node's window tables. */
+static void tr_mw_set(unsigned long addr, pte_t pte)
+{
+	int nid;
+
+	for_each_node(nid) {
+		if (tr_mw_root(nid))
+			__set_pte(tr_mw_ptep(tr_mw_root(nid), addr), pte);
+	}
+}
+
+/*
+ * Unmap [start, end) from every table and free its pages, the node copies
+ * and the master's, once no TLB holds them.  Their linear aliases get back
+ * their default permissions first, as vm_reset_perms() does for vmalloc.
+ */
+static void tr_mw_unmap(unsigned long start, unsigned long end)
+{
+	struct page *page, *next;
+	unsigned long addr;
+	LIST_HEAD(pages);
+	int nid;
+
+	lockdep_assert_held(&tr_mw_lock);
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		pte_t *mptep = tr_mw_ptep(init_mm.pgd, addr);
+		pte_t mpte = __ptep_get(mptep);
+
+		if (!pte_present(mpte))
+			continue;
+		for_each_node(nid) {
+			pte_t *ptep;
+			pte_t pte;
+
+			if (nid == tr_master_node || !tr_mw_root(nid))
+				continue;
+			ptep = tr_mw_ptep(tr_mw_root(nid), addr);
+			pte = __ptep_get(ptep);
+			if (pte_present(pte) && pte_pfn(pte) != pte_pfn(mpte)) {
+				list_add(&pte_page(pte)->lru, &pages);
+				tr_mw_copies--;
+			}
+			__pte_clear(&init_mm, addr, ptep);
+		}
+		list_add(&pte_page(mpte)->lru, &pages);
+		__pte_clear(&init_mm, addr, mptep);
+		tr_mw_pages--;
+	}
+	flush_tlb_kernel_range(start, end);
+
+	list_for_each_entry(page, &pages, lru)
+		set_direct_map_default_noflush(page);
+	flush_tlb_all();
+	list_for_each_entry_safe(page, next, &pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+}
+
+/**
+ * module_arch_mem_alloc() - allocate module text or rodata in the window
+ * @mod: the module being loaded
+ * @type: which of its memory types
+ * @size: page-aligned size in bytes
+ *
+ * Core text and rodata only: init text runs once, on the CPU that loads
+ * the module, and is freed right after, so a copy per node would cost
+ * more than it saves.  The pages come from the image's node and are mapped
+ * read-write, as execmem's are, in every node's tables until
+ * module_arch_mem_protected().
+ *
+ * Return: the memory, or NULL (window full or replication off) for the
+ * default allocation, which is not replicated.
+ */
+void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
+			    unsigned int size)
+{
+	unsigned long addr, a;
+	void *ptr;
+
+	if ((type != MOD_TEXT && type != MOD_RODATA) || !READ_ONCE(tr_mw_ready))
+		return NULL;
+	addr = gen_pool_alloc(tr_mw_pool, size);
+	if (!addr) {
+		pr_warn_ratelimited("module window full: %s's %s is not replicated\n",
+				    mod->name, type == MOD_TEXT ? "text" : "rodata");
+		return NULL;
+	}
+
+	mutex_lock(&tr_mw_lock);
+	for (a = addr; a < addr + size; a += PAGE_SIZE) {
+		struct page *page = alloc_pages_node(tr_master_node,
+						     GFP_KERNEL | __GFP_NOWARN, 0);
+
+		if (!page)
+			break;
+		/* Was not mapped: nothing to break before making it. */
+		tr_mw_set(a, mk_pte(page, PAGE_KERNEL));
+		tr_mw_pages++;
+	}
+	if (a < addr + size)
+		tr_mw_unmap(addr, a);
+	mutex_unlock(&tr_mw_lock);
+	if (a < addr + size) {
+		gen_pool_free(tr_mw_pool, addr, size);
+		return NULL;
+	}
+
+	ptr = kasan_unpoison_vmalloc((void *)addr, size,
+				     KASAN_VMALLOC_PROT_NORMAL);
+	kmemleak_alloc(ptr, size, 1, GFP_KERNEL);
+	return kasan_reset_tag(ptr);
+}
+
+/**
+ * module_arch_mem_free() - free module memory of the window
+ * @mod: the module
+ * @type: which of its memory types
+ *
+ * Return: true if it was in the window, and so is freed now.
+ */
+bool module_arch_mem_free(struct module *mod, enum mod_mem_type type)
+{
+	unsigned long addr = (unsigned long)mod->mem[type].base;
+	unsigned int size = mod->mem[type].size;
+
+	if (!text_replica_module_addr(addr))
+		return false;
+	kmemleak_free((void *)addr);
+	kasan_poison_vmalloc((void *)addr, size);
+	mutex_lock(&tr_mw_lock);
+	tr_mw_unmap(addr, addr + size);
+	mutex_unlock(&tr_mw_lock);
+	gen_pool_free(tr_mw_pool, addr, size);
+	return true;
+}
+
+/*
+ * Point the node's entries for [addr, addr + size) at node-local copies
+ * of the master's pages.  Returns how many pages could not be copied:
+ * those stay on the master's, which is slower but correct.
+ */
+static unsigned long tr_mw_copy(int nid, unsigned long addr, unsigned long size)
+{
+	unsigned long npages = size >> PAGE_SHIFT, i, failed = 0;
+	pgd_t *root = tr_mw_root(nid);
+	struct page **pages;
+
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return npages;
+	for (i = 0; i < npages; i++) {
+		pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, addr + i * PAGE_SIZE));
+		void *dst;
+
+		pages[i] = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
+					    __GFP_NOWARN, 0);
+		if (!pages[i]) {
+			failed++;
+			continue;
+		}
+		dst = page_address(pages[i]);
+		copy_page(dst, page_address(pte_page(mpte)));
+		/* Fetches from the copy must see what was written. */
+		tr_sync_icache((unsigned long)dst, (unsigned long)dst + PAGE_SIZE);
+		/* As for the master's pages, per set_memory_ro(). */
+		if (rodata_full && set_direct_map_ro((unsigned long)dst, 1))
+			pr_warn_once("the linear alias of module copies stays writable\n");
+	}
+
+	/*
+	 * Break before make: the module is not visible yet, so nothing but
+	 * a stale TLB entry can translate these addresses meanwhile.
+	 */
+	for (i = 0; i < npages; i++) {
+		if (pages[i])
+			__pte_clear(&init_mm, addr + i * PAGE_SIZE,
+				    tr_mw_ptep(root, addr + i * PAGE_SIZE));
+	}
+	flush_tlb_kernel_range(addr, addr + size);
+	for (i = 0; i < npages; i++) {
+		unsigned long a = addr + i * PAGE_SIZE;
+		pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, a));
+
+		if (!pages[i])
+			continue;
+		__set_pte(tr_mw_ptep(root, a),
+			  pfn_pte(page_to_pfn(pages[i]), pte_pgprot(mpte)));
+		tr_mw_copies++;
+	}
+	kfree(pages);
+	return failed;
+}
+
+/**
+ * module_arch_mem_protected() - give every node its copy of a module
+ * @mod: the module, whose text and rodata are now final and read-only
+ *
+ * Called under module_mutex before the module becomes visible, so no text
+ * patch can be in flight on it (see the comment on tr_mw_lock): the copies
+ * are made from the master's pages without patch_lock.
+ */
+void module_arch_mem_protected(struct module *mod)
+{
+	static const enum mod_mem_type types[] = { MOD_TEXT, MOD_RODATA };
+	unsigned long failed = 0;
+	int i, nid;
+
+	mutex_lock(&tr_mw_lock);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		unsigned long addr = (unsigned long)mod->mem[types[i]].base;
+
+		if (!text_replica_module_addr(addr))
+			continue;
+		for_each_node(nid) {
+			if (nid != tr_master_node && tr_mw_root(nid))
+				failed += tr_mw_copy(nid, addr,
+						     mod->mem[types[i]].size);
+		}
+	}
+	tr_mw_failed += failed;
+	mutex_unlock(&tr_mw_lock);
+	if (failed)
+		pr_warn("%s: %lu pages could not be copied to their node: those CPUs use the master's\n",
+			mod->name, failed);
+}
+
+/**
+ * text_replica_module_prot() - set_memory_*() for the module window
+ * @addr: page-aligned start
+ * @numpages: number of pages
+ * @set_mask: attributes to set
+ * @clear_mask: attributes to clear
+ *
+ * Changes the master's and every node's entries, and, like
+ * change_memory_common() with rodata=full, the linear alias of every page
+ * behind them when read-only permission changes.
+ *
+ * Return: 0, or -EINVAL if the range is not all mapped in the window.
+ */
+int text_replica_module_prot(unsigned long addr, int numpages,
+			     pgprot_t set_mask, pgprot_t clear_mask)
+{
+	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE, a;
+	bool ro = pgprot_val(set_mask) == PTE_RDONLY;
+	bool rw = pgprot_val(clear_mask) == PTE_RDONLY;
+	int nid, ret = 0;
+
+	if (numpages < 0 || end > tr_mw_hi || end < addr)
+		return -EINVAL;
+	mutex_lock(&tr_mw_lock);
+	for (a = addr; a < end; a += PAGE_SIZE) {
+		if (!pte_present(__ptep_get(tr_mw_ptep(init_mm.pgd, a)))) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	for (a = addr; a < end; a += PAGE_SIZE) {
+		unsigned long mpfn = pte_pfn(__ptep_get(tr_mw_ptep(init_mm.pgd, a)));
+
+		for_each_node(nid) {
+			pte_t *ptep;
+			pte_t pte;
+
+			if (!tr_mw_root(nid))
+				continue;
+			ptep = tr_mw_ptep(tr_mw_root(nid), a);
+			pte = __ptep_get(ptep);
+			pte = clear_pte_bit(pte, clear_mask);
+			pte = set_pte_bit(pte, set_mask);
+			__set_pte(ptep, pte);
+			if (!rodata_full || (!ro && !rw) ||
+			    (nid != tr_master_node && pte_pfn(pte) == mpfn))
+				continue;
+			if (ro)
+				set_direct_map_ro((unsigned long)page_address(pte_page(pte)), 1);
+			else
+				set_direct_map_default_noflush(pte_page(pte));
+		}
+	}
+	flush_tlb_kernel_range(addr, end);
+	if (rw && rodata_full)
+		flush_tlb_all();
+out:
+	mutex_unlock(&tr_mw_lock);
+	return ret;
+}
+
+/* Called once every node's tables are live. */
+static void tr_mw_setup(void)
+{
+	if (!tr_mw_lo)
+		return;
+	tr_mw_reason = "cannot set up the window's allocator";
+	tr_mw_pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!tr_mw_pool)
+		goto fail;
+	if (gen_pool_add(tr_mw_pool, tr_mw_lo, TR_MW_SIZE, NUMA_NO_NODE))
+		goto fail;
+	/* Poisoned until allocated, as vmalloc's shadow is. */
+	if (kasan_populate_vmalloc(tr_mw_lo, TR_MW_SIZE, GFP_KERNEL)) {
+		tr_mw_reason = "cannot map the window's KASAN shadow";
+		goto fail;
+	}
+	tr_mw_reason = "";
+	WRITE_ONCE(tr_mw_ready, true);
+	return;
+fail:
+	pr_warn("modules: %s: their text is not replicated\n", tr_mw_reason);
+	if (tr_mw_pool)
+		gen_pool_destroy(tr_mw_pool);
+	tr_mw_pool = NULL;
+}
+
+#else /* !CONFIG_MODULES */
+
+int text_replica_module_prot(unsigned long addr, int numpages,
+			     pgprot_t set_mask, pgprot_t clear_mask)
+{
+	return -EINVAL;
+}
+
+static void tr_mw_setup(void)
+{
+}
+
+#endif /* CONFIG_MODULES */
 
 /**
  * text_replica_init() - copy text and rodata to every node and switch to them
@@ -657,6 +1132,10 @@ void text_replica_init(void)
 	tr_reason = "";
 	pr_info("active: %u copies besides the master, %lu table pages, %llu us to switch\n",
 		tr_copies, tr_table_pages, (ktime_get_ns() - t0) / NSEC_PER_USEC);
+	tr_mw_setup();
+	if (tr_mw_ready)
+		pr_info("modules: text and rodata replicated in %#lx-%#lx\n",
+			tr_mw_lo, tr_mw_hi);
 	return;
 
 inactive:
@@ -696,7 +1175,15 @@ static int tr_status_show(struct seq_file *m, void *v)
 		seq_printf(m, "node %d: %pa-%pa %s\n", nid, &tr_nodes[nid].base,
 			   &end, nid == tr_master_node ? "master" : "copy");
 	}
-	seq_puts(m, "modules: not replicated\n");
+	if (READ_ONCE(tr_mw_ready)) {
+		mutex_lock(&tr_mw_lock);
+		seq_printf(m, "modules: %#lx-%#lx, %lu pages, %lu node copies, %lu failed\n",
+			   tr_mw_lo, tr_mw_hi, tr_mw_pages, tr_mw_copies,
+			   tr_mw_failed);
+		mutex_unlock(&tr_mw_lock);
+	} else {
+		seq_printf(m, "modules: not replicated (%s)\n", tr_mw_reason);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tr_status);
@@ -706,7 +1193,8 @@ DEFINE_SHOW_ATTRIBUTE(tr_status);
  * a few times before it counts: a patch may be between two copies.
  */
 static unsigned long tr_compare(struct seq_file *m, const char *what,
-				const u8 *a, const u8 *b, size_t size)
+				const u8 *a, const u8 *b, size_t size,
+				unsigned long va)
 {
 	unsigned long bad = 0, shown = 0;
 	size_t off, i;
@@ -725,7 +1213,7 @@ static unsigned long tr_compare(struct seq_file *m, const char *what,
 				continue;
 			if (shown++ < 8)
 				seq_printf(m, "%s: mismatch at %pS\n", what,
-					   _stext + off + i);
+					   (void *)(va + off + i));
 			bad++;
 		}
 		cond_resched();
@@ -736,7 +1224,16 @@ static unsigned long tr_compare(struct seq_file *m, const char *what,
 struct tr_view {
 	struct seq_file *m;
 	unsigned long bad;
+	unsigned long mw_bytes;
 };
+
+/* The master's page behind @addr in the module window, if mapped. */
+static struct page *tr_mw_master(unsigned long addr)
+{
+	pte_t pte = __ptep_get(tr_mw_ptep(init_mm.pgd, addr));
+
+	return pte_present(pte) ? pte_page(pte) : NULL;
+}
 
 /* What this CPU really reads through the image's addresses. */
 static long tr_view_cpu(void *data)
@@ -751,9 +1248,62 @@ static long tr_view_cpu(void *data)
 	 */
 	kasan_disable_current();
 	view->bad = tr_compare(view->m, what, (const u8 *)_stext,
-			       lm_alias(_stext), tr_size);
+			       lm_alias(_stext), tr_size, (unsigned long)_stext);
 	kasan_enable_current();
+
+	/* Module pages cannot go away: the caller holds tr_mw_lock. */
+	if (READ_ONCE(tr_mw_ready)) {
+		unsigned long addr;
+
+		for (addr = tr_mw_lo; addr < tr_mw_hi; addr += PAGE_SIZE) {
+			struct page *page = tr_mw_master(addr);
+
+			if (!page)
+				continue;
+			kasan_disable_current();
+			view->bad += tr_compare(view->m, what, (const u8 *)addr,
+						page_address(page), PAGE_SIZE,
+						addr);
+			kasan_enable_current();
+			view->mw_bytes += PAGE_SIZE;
+		}
+	}
 	return 0;
+}
+
+/* Every node's copy of every module page, against the master's. */
+static unsigned long tr_mw_verify(struct seq_file *m, unsigned long *bytes)
+{
+	unsigned long addr, bad = 0, pages = 0, copies = 0, shared = 0;
+	int nid;
+
+	for (addr = tr_mw_lo; addr < tr_mw_hi; addr += PAGE_SIZE) {
+		struct page *page = tr_mw_master(addr);
+
+		if (!page)
+			continue;
+		pages++;
+		for_each_node(nid) {
+			pte_t pte;
+			char what[24];
+
+			if (nid == tr_master_node || !tr_mw_root(nid))
+				continue;
+			pte = __ptep_get(tr_mw_ptep(tr_mw_root(nid), addr));
+			if (!pte_present(pte) || pte_page(pte) == page) {
+				shared++;
+				continue;
+			}
+			snprintf(what, sizeof(what), "node%d module", nid);
+			bad += tr_compare(m, what, page_address(pte_page(pte)),
+					  page_address(page), PAGE_SIZE, addr);
+			copies++;
+		}
+	}
+	*bytes += copies * PAGE_SIZE;
+	seq_printf(m, "modules: %lu pages, %lu node copies compared, %lu shared with the master\n",
+		   pages, copies, shared);
+	return bad;
 }
 
 static int tr_verify_show(struct seq_file *m, void *v)
@@ -773,24 +1323,30 @@ static int tr_verify_show(struct seq_file *m, void *v)
 			continue;
 		snprintf(what, sizeof(what), "node%d", nid);
 		bad = tr_compare(m, what, __va(tr_nodes[nid].base),
-				 lm_alias(_stext), tr_size);
+				 lm_alias(_stext), tr_size, (unsigned long)_stext);
 		seq_printf(m, "node %d: %zu bytes compared, %lu differ\n", nid,
 			   tr_size, bad);
 		total += bad;
 		bytes += tr_size;
 	}
 	cpus_read_lock();
+	mutex_lock(&tr_mw_lock);
+	if (READ_ONCE(tr_mw_ready))
+		total += tr_mw_verify(m, &bytes);
+	else
+		seq_printf(m, "modules: not replicated (%s)\n", tr_mw_reason);
 	for_each_online_cpu(cpu) {
 		struct tr_view view = { .m = m };
 
 		work_on_cpu(cpu, tr_view_cpu, &view);
 		seq_printf(m, "cpu%u: node %d view: %zu bytes compared, %lu differ\n",
-			   cpu, cpu_to_node(cpu), tr_size, view.bad);
+			   cpu, cpu_to_node(cpu), tr_size + view.mw_bytes,
+			   view.bad);
 		total += view.bad;
-		bytes += tr_size;
+		bytes += tr_size + view.mw_bytes;
 	}
+	mutex_unlock(&tr_mw_lock);
 	cpus_read_unlock();
-	seq_puts(m, "modules: not replicated\n");
 	seq_printf(m, "compared: %lu\n", bytes);
 	seq_printf(m, "mismatches: %lu\n", total);
 	return 0;
