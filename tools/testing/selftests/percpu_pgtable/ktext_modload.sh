@@ -3,10 +3,12 @@
 #
 # Load stress: on one CPU of every node at once, insmod and rmmod a
 # large-text module (each node its own, ktext_big0..3), in total
-# pcpt.ktext_modload_iters times (default 1000).  Module mappings are
-# made below the image's private top-level entries, so every node's
-# tables must see them.  Each load runs all of the module's text; then
-# copies and tables are compared with the master.
+# pcpt.ktext_modload_iters times (default 1000).  Module text and rodata
+# are replicated per node (or mapped below the image's private top-level
+# entries when not), so every node's tables must see them.  Each load
+# runs all of the module's text; then copies and tables are compared with
+# the master, and the module window must hold as many pages and node
+# copies as before: unloading gives every page back.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -26,6 +28,12 @@ for x in $workers; do
 	[ -f "$DIR/test_modules/ktext_big$m.ko" ] || { fail "ktext_big$m.ko not built"; finish; }
 	grep -q "^ktext_big$m " /proc/modules && rmmod ktext_big$m
 done
+# "N pages, M node copies" of the module window
+mw_pages()
+{
+	sed -n 's/^modules: 0x[0-9a-f]*-0x[0-9a-f]*, \([0-9]* pages, [0-9]* node copies\).*/\1/p' "$TR_DEBUGFS/status"
+}
+before=$(mw_pages)
 errs=/tmp/ktext_modload.$$
 : > $errs
 start=$(date +%s)
@@ -53,4 +61,9 @@ fi
 rm -f $errs
 pcpt_active && pcpt_check "module load stress"
 tr_active && tr_verify "module load stress"
+if tr_modules; then
+	after=$(mw_pages)
+	[ "$after" = "$before" ] && pass "module window back to $after" ||
+		fail "module window held $before before, $after after"
+fi
 finish

@@ -8,6 +8,12 @@
 # the trace must hold hits from CPUs of every node: a node whose copy was
 # not patched would not hit it.  Copies are compared every other loop
 # and at the end.  Debug and extra boots run one loop (Makefile).
+#
+# Then module text: a static branch, ftrace and a kprobe on a function of
+# ktext_test_mod, which every CPU runs in turn (debugfs ktext_test/call).
+# Each CPU must see the static branch flip both ways, and must show in
+# the trace of ftrace and of the kprobe; then, with the module loaded,
+# its node copies must equal the master.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -101,6 +107,67 @@ while [ $i -lt "$loops" ]; do
 		tr_verify "patching loop $((i + 1))"
 	i=$((i + 1))
 done
+
+# cpus_hit WHAT: run the module function on every CPU; each must show up
+# in the trace.
+cpus_hit()
+{
+	echo > "$T/trace"
+	for c in $cpus; do
+		taskset -c "$c" cat "$D/call" > /dev/null
+	done
+	echo 0 > "$T/tracing_on"
+	hit=$(grep -o '\[[0-9][0-9]*\]' "$T/trace" | tr -d '[]' | sed 's/^0*\([0-9]\)/\1/' | sort -un)
+	echo 1 > "$T/tracing_on"
+	missing=
+	for c in $cpus; do
+		echo "$hit" | grep -qx "$c" || missing="$missing $c"
+	done
+	[ -z "$missing" ] && pass "$1: hit on every CPU" ||
+		fail "$1: no hit from CPU(s)$missing (seen: $(echo $hit))"
+	echo > "$T/trace"
+}
+
+# key_all WANT: every CPU runs the module's static branch the WANT way.
+key_all()
+{
+	bad=
+	for c in $cpus; do
+		out=$(taskset -c "$c" cat "$D/call")
+		case "$out" in *" key $1") ;; *) bad="$bad [$out]" ;; esac
+	done
+	[ -z "$bad" ] && pass "module static key $1: every CPU runs it" ||
+		fail "module static key $1 on:$bad"
+}
+
+mod=ktext_test_mod
+D=/sys/kernel/debug/ktext_test
+grep -q "^$mod " /proc/modules && rmmod $mod
+if insmod "$DIR/test_modules/$mod.ko"; then
+	i=0
+	while [ $i -lt "$loops" ]; do
+		echo 1 > "$D/key"
+		key_all 1
+		echo 0 > "$D/key"
+		key_all 0
+		i=$((i + 1))
+	done
+	echo ktext_test_call > "$T/set_ftrace_filter"
+	echo function > "$T/current_tracer"
+	cpus_hit "ftrace on $mod's ktext_test_call"
+	echo nop > "$T/current_tracer"
+	echo > "$T/set_ftrace_filter"
+	echo "p:ktext_mprobe $mod:ktext_test_call" >> "$T/kprobe_events"
+	echo 1 > "$T/events/kprobes/ktext_mprobe/enable"
+	cpus_hit "kprobe on $mod's ktext_test_call"
+	echo 0 > "$T/events/kprobes/ktext_mprobe/enable"
+	echo '-:ktext_mprobe' >> "$T/kprobe_events"
+	[ $active -eq 1 ] && tr_verify "patching $mod"
+	rmmod $mod
+else
+	fail "insmod $mod: $(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
+fi
+
 kill $pids 2>/dev/null
 wait 2>/dev/null
 if [ $active -eq 1 ]; then

@@ -3,8 +3,11 @@
 #
 # On the first CPU of every node: writes to kernel text, to rodata, to
 # rodata's linear alias and to the linear alias of the node's copy all
-# fault (test module, copy_to_kernel_nofault()).  In every CPU's own page
-# table, text is read-only and executable and rodata read-only and not
+# fault (test module, copy_to_kernel_nofault()); so do writes to the test
+# module's own text and rodata and to the linear alias of the memory the
+# CPU translates the module's text to (AT S1E1R), which must lie on the
+# CPU's node when modules are replicated.  In every CPU's own page table,
+# text is read-only and executable and rodata read-only and not
 # executable.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
@@ -24,12 +27,12 @@ rodata=$(ksym linux_banner)
 for node in $(online_nodes); do
 	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | cut -d' ' -f1)
 	[ -n "$cpu" ] || continue
-	copy_pa=0 want=3
+	copy_pa=0 want=6
 	use=$(sed -n "s/^node $node: uses node \([0-9]*\)$/\1/p" "$st")
 	base=$(sed -n "s/^node ${use:-$node}: \(0x[0-9a-f]*\)-0x[0-9a-f]* copy$/\1/p" "$st")
 	if tr_active && [ -n "$base" ]; then
 		copy_pa=$((base + (rodata - ts)))
-		want=4
+		want=7
 	fi
 	if ! taskset -c "$cpu" insmod "$ko" text="$text" rodata="$rodata" copy_pa="$copy_pa"; then
 		fail "cpu$cpu (node $node): a write went through: $(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
@@ -38,6 +41,14 @@ for node in $(online_nodes); do
 	got=$(cat /sys/module/$mod/parameters/faulted)
 	[ "$got" = "$want" ] && pass "cpu$cpu (node $node): all $want writes faulted" ||
 		fail "cpu$cpu (node $node): $got of $want writes faulted"
+	if tr_modules; then
+		self=$(cat /sys/module/$mod/parameters/self_pa)
+		got=$(pa_node "$self")
+		expect=$(tr_expected_node "$cpu")
+		[ "$got" = "$expect" ] &&
+			pass "cpu$cpu (node $node): translates the module's text to node $got ($(printf '%#x' "$self"))" ||
+			fail "cpu$cpu (node $node): translates the module's text to $(printf '%#x' "$self") on node $got, expected $expect"
+	fi
 	rmmod $mod
 done
 

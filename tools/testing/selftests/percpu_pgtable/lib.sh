@@ -160,6 +160,26 @@ tr_testfail_nodes()
 	done
 }
 
+# tr_modules: are module text and rodata replicated (debugfs status)?
+tr_modules()
+{
+	grep -q '^modules: 0x' "$TR_DEBUGFS/status" 2>/dev/null
+}
+
+# tr_expected_node CPU: the node whose copy CPU must translate text to:
+# its own, the one its node uses, or, for a CPU on the master's table
+# (percpu_pgtable_testfail=), the master's.
+tr_expected_node()
+{
+	n=$(node_of_cpu "$1")
+	u=$(sed -n "s/^node $n: uses node \([0-9]*\)$/\1/p" "$TR_DEBUGFS/status")
+	if grep -q "^cpu$1: master" "$PCPT_DEBUGFS/status" 2>/dev/null; then
+		sed -n 's/^node \([0-9]*\): .* master$/\1/p' "$TR_DEBUGFS/status"
+	else
+		echo "${u:-$n}"
+	fi
+}
+
 # ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
 ksym()
 {
