@@ -112,9 +112,14 @@ static unsigned long tr_slot_lo, tr_slot_hi;
  *
  * tr_mw_lock serialises the writers of those entries: allocation,
  * set_memory_*(), the switch to the copies, freeing, and verify.  The text
- * patching primitives read them under patch_lock without it: they never
- * write a module before it leaves MODULE_STATE_UNFORMED, when its copies
- * are in place, nor after it is gone, when its memory is freed.
+ * patching primitives read them under patch_lock without it: until
+ * module_arch_mem_protected() has returned, a module is patched only by
+ * its own loader thread (ftrace_module_init()), when every node still
+ * maps the master's pages; after it, every node's entries are final until
+ * the module's memory is freed, by which time nothing patches it.  Nothing
+ * else reads a module's window range meanwhile: it is not visible, not
+ * scanned by kmemleak, and a hole for /proc/kcore.  Each allocation is
+ * followed by an unmapped guard page, as vmalloc's are.
  */
 #define TR_MW_SIZE	SZ_32M
 
@@ -166,7 +171,11 @@ static void __init tr_hole(struct vm_struct *vm, unsigned long start,
 		return;
 	vm->addr = (void *)start;
 	vm->size = end - start;
-	vm->flags = VM_NO_GUARD;
+	/*
+	 * VM_SPARSE: /proc/kcore reads it as a hole.  The module window's
+	 * pages may be freed under it, and it must not read them.
+	 */
+	vm->flags = VM_NO_GUARD | VM_SPARSE;
 	vm->caller = text_replica_reserve_va;
 	vm_area_add_early(vm);
 }
@@ -385,10 +394,17 @@ static __always_inline int tr_mw_write(unsigned long a, const void *src,
 	for_each_node(nid) {
 		pgd_t *root = tr_mw_root(nid);
 		unsigned long pfn, waddr;
+		pte_t pte;
 
 		if (!root)
 			continue;
-		pfn = pte_pfn(__ptep_get(tr_mw_ptep(root, a)));
+		pte = __ptep_get(tr_mw_ptep(root, a));
+		/* Cleared only while nothing may patch the module. */
+		if (WARN_ON_ONCE(!pte_present(pte))) {
+			ret = ret ?: -EFAULT;
+			continue;
+		}
+		pfn = pte_pfn(pte);
 		if (nid != tr_master_node && pfn == pte_pfn(mpte))
 			continue;
 		waddr = set_fixmap_offset(FIX_TEXT_POKE0,
@@ -798,9 +814,11 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 	unsigned long addr, a;
 	void *ptr;
 
-	if ((type != MOD_TEXT && type != MOD_RODATA) || !READ_ONCE(tr_mw_ready))
+	/* Pairs with the release in tr_mw_setup(): the pool is there. */
+	if ((type != MOD_TEXT && type != MOD_RODATA) ||
+	    !smp_load_acquire(&tr_mw_ready))
 		return NULL;
-	addr = gen_pool_alloc(tr_mw_pool, size);
+	addr = gen_pool_alloc(tr_mw_pool, size + PAGE_SIZE);
 	if (!addr) {
 		pr_warn_ratelimited("module window full: %s's %s is not replicated\n",
 				    mod->name, type == MOD_TEXT ? "text" : "rodata");
@@ -822,13 +840,15 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 		tr_mw_unmap(addr, a);
 	mutex_unlock(&tr_mw_lock);
 	if (a < addr + size) {
-		gen_pool_free(tr_mw_pool, addr, size);
+		gen_pool_free(tr_mw_pool, addr, size + PAGE_SIZE);
 		return NULL;
 	}
 
 	ptr = kasan_unpoison_vmalloc((void *)addr, size,
 				     KASAN_VMALLOC_PROT_NORMAL);
 	kmemleak_alloc(ptr, size, 1, GFP_KERNEL);
+	/* Text and rodata hold no references, and the BBM must not fault it. */
+	kmemleak_no_scan(ptr);
 	return kasan_reset_tag(ptr);
 }
 
@@ -851,7 +871,7 @@ bool module_arch_mem_free(struct module *mod, enum mod_mem_type type)
 	mutex_lock(&tr_mw_lock);
 	tr_mw_unmap(addr, addr + size);
 	mutex_unlock(&tr_mw_lock);
-	gen_pool_free(tr_mw_pool, addr, size);
+	gen_pool_free(tr_mw_pool, addr, size + PAGE_SIZE);
 	return true;
 }
 
@@ -866,7 +886,7 @@ static unsigned long tr_mw_copy(int nid, unsigned long addr, unsigned long size)
 	pgd_t *root = tr_mw_root(nid);
 	struct page **pages;
 
-	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return npages;
 	for (i = 0; i < npages; i++) {
@@ -887,6 +907,12 @@ static unsigned long tr_mw_copy(int nid, unsigned long addr, unsigned long size)
 		if (rodata_full && set_direct_map_ro((unsigned long)dst, 1))
 			pr_warn_once("the linear alias of module copies stays writable\n");
 	}
+	/*
+	 * A page vfree()d lately may still be writable through a lazily
+	 * unmapped vmalloc alias: purge those before it becomes text, as
+	 * change_memory_common() does.
+	 */
+	vm_unmap_aliases();
 
 	/*
 	 * Break before make: the module is not visible yet, so nothing but
@@ -908,7 +934,7 @@ static unsigned long tr_mw_copy(int nid, unsigned long addr, unsigned long size)
 			  pfn_pte(page_to_pfn(pages[i]), pte_pgprot(mpte)));
 		tr_mw_copies++;
 	}
-	kfree(pages);
+	kvfree(pages);
 	return failed;
 }
 
@@ -968,11 +994,30 @@ int text_replica_module_prot(unsigned long addr, int numpages,
 
 	if (numpages < 0 || end > tr_mw_hi || end < addr)
 		return -EINVAL;
+	/* As change_memory_common(): no stale alias may keep other rights. */
+	vm_unmap_aliases();
 	mutex_lock(&tr_mw_lock);
 	for (a = addr; a < end; a += PAGE_SIZE) {
-		if (!pte_present(__ptep_get(tr_mw_ptep(init_mm.pgd, a)))) {
+		pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, a));
+
+		if (!pte_present(mpte)) {
 			ret = -EINVAL;
 			goto out;
+		}
+		/*
+		 * Writable copies would take writes on one node only: once a
+		 * node has its own copy, the range stays read-only.
+		 */
+		for_each_node(nid) {
+			pte_t pte;
+
+			if (!rw || nid == tr_master_node || !tr_mw_root(nid))
+				continue;
+			pte = __ptep_get(tr_mw_ptep(tr_mw_root(nid), a));
+			if (WARN_ON_ONCE(pte_pfn(pte) != pte_pfn(mpte))) {
+				ret = -EBUSY;
+				goto out;
+			}
 		}
 	}
 	for (a = addr; a < end; a += PAGE_SIZE) {
@@ -1023,7 +1068,8 @@ static void tr_mw_setup(void)
 		goto fail;
 	}
 	tr_mw_reason = "";
-	WRITE_ONCE(tr_mw_ready, true);
+	/* Pairs with the acquire in module_arch_mem_alloc(). */
+	smp_store_release(&tr_mw_ready, true);
 	return;
 fail:
 	pr_warn("modules: %s: their text is not replicated\n", tr_mw_reason);
