@@ -74,6 +74,14 @@ nodes_hit()
 		# while that node's copy holds the patch (verify below).  Shown,
 		# not counted, until it is explained; the copies still must match.
 		echo "# KNOWN ISSUE: $1: no hit from node(s)$missing (CPUs seen: $(echo $hit))"
+		# Evidence for the investigation: did those CPUs' buffers
+		# take events at all, and is the call site enabled?
+		for node in $missing; do
+			for c in $(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)"); do
+				echo "# cpu$c stats: $(grep -E '^(entries|overrun|dropped events):' "$T/per_cpu/cpu$c/stats" | tr '\n' ' ')"
+			done
+		done
+		echo "# enabled_functions: $(head -3 "$T/enabled_functions" | tr '\n' ';')"
 		[ $active -eq 1 ] && tr_verify "$1, while on"
 	else
 		fail "$1: no hit from node(s)$missing (CPUs seen: $(echo $hit))"
