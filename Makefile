@@ -38,7 +38,8 @@ CHECK_CONFIGS ?= default debug
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
-	default:4k:kernel_replication=off,$(KTEXT_LIGHT)
+	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
+	default:4k:$(KTEXT_LIGHT):1
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
@@ -201,11 +202,11 @@ bench: build
 		set -e; IFS=: read -r name tree bld <<< "$$k"; \
 		mkdir -p $(BENCH_DIR)/mod-$$name $(BENCH_DIR)/guest/$$name; \
 		cp $(REPO)/tools/pcpt-bench/* $(BENCH_DIR)/mod-$$name/; \
-		cp $(KSFT_SRC)/test_modules/ktext_big.h $(KSFT_SRC)/test_modules/ktext_big0.c \
+		cp $(KSFT_SRC)/test_modules/ktext_big.h $(KSFT_SRC)/test_modules/ktext_big[0-3].c \
 			$(BENCH_DIR)/mod-$$name/; \
 		$(MAKE) -s --no-print-directory -C $$tree O=$$bld ARCH=arm64 \
 			CROSS_COMPILE=aarch64-linux-gnu- M=$(BENCH_DIR)/mod-$$name modules; \
-		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/mod-$$name/ktext_big0.ko \
+		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/mod-$$name/ktext_big[0-3].ko \
 			$(BENCH_DIR)/guest/$$name/; \
 	done
 	@gcc -O2 -Wall -shared -fPIC -o $(BENCH_DIR)/ktext_fetch_plugin.so \

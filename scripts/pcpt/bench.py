@@ -69,7 +69,9 @@ def fetch_locality(kind, image, initrd, plugin, out):
         extra = {'MEM_PATH': mem,
                  'QEMU_EXTRA': (os.environ.get('QEMU_EXTRA', '') +
                                 f' -plugin {plugin},out={res},cpus_per_node={cpn},'
-                                f'mark={ksym(image, "ksys_sync")}').strip()}
+                                f'mark={ksym(image, "ksys_sync")},'
+                                f'img_lo={ksym(image, "_text")},'
+                                f'img_hi={ksym(image, "_end")}').strip()}
         # nokaslr: the plugin's mark is the link-time address of ksys_sync.
         m, errors = boot(image, initrd, os.path.join(out, f'{kind}-fetch.log'),
                          'nokaslr pcpt.bench_fetch=1', extra)
@@ -85,22 +87,27 @@ def fetch_locality(kind, image, initrd, plugin, out):
             if w[:2] == ['#', 'marks']:
                 marks = int(w[2])
             elif w and w[0] == 'vcpu':
-                node, local, remote, unknown = int(w[3]), int(w[5]), int(w[7]), int(w[9])
-                t = per_node.setdefault(node, [0, 0, 0])
-                t[0] += local
-                t[1] += remote
-                t[2] += unknown
+                node = int(w[3])
+                t = per_node.setdefault(node, [0] * 6)
+                for i in range(6):
+                    t[i] += int(w[5 + 2 * i])
     if marks < 2:
         errors.append(f'{kind}: the plugin saw {marks} of the 2 sync marks')
-    tot = [sum(t[i] for t in per_node.values()) for i in range(3)]
-    for node, (local, remote, unknown) in sorted(per_node.items()):
-        if local + remote:
-            metrics[f'fetch_remote_pct_node{node}'] = (100.0 * remote / (local + remote), '%', 'lower')
+    tot = [sum(t[i] for t in per_node.values()) for i in range(6)]
+    # Kernel image, then everything outside it: module text in this workload.
+    for node, t in sorted(per_node.items()):
+        if t[0] + t[1]:
+            metrics[f'fetch_remote_pct_node{node}'] = (100.0 * t[1] / (t[0] + t[1]), '%', 'lower')
+        if t[3] + t[4]:
+            metrics[f'fetch_mod_remote_pct_node{node}'] = (100.0 * t[4] / (t[3] + t[4]), '%', 'lower')
     if tot[0] + tot[1]:
         metrics['fetch_remote_pct_all'] = (100.0 * tot[1] / (tot[0] + tot[1]), '%', 'lower')
         metrics['fetch_kernel_insns'] = (float(tot[0] + tot[1]), 'insns', 'info')
-    if tot[2] > 0.01 * (sum(tot) or 1):
-        errors.append(f'{kind}: {tot[2]} kernel instructions from memory of no known node')
+    if tot[3] + tot[4]:
+        metrics['fetch_mod_remote_pct_all'] = (100.0 * tot[4] / (tot[3] + tot[4]), '%', 'lower')
+        metrics['fetch_mod_insns'] = (float(tot[3] + tot[4]), 'insns', 'info')
+    if tot[2] + tot[5] > 0.01 * (sum(tot) or 1):
+        errors.append(f'{kind}: {tot[2] + tot[5]} kernel instructions from memory of no known node')
     return metrics, errors
 
 

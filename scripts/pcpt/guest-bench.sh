@@ -22,16 +22,26 @@ ncpus=$(grep -c '^processor' /proc/cpuinfo)
 # tools/pcpt-bench/ktext_fetch_plugin.c counting kernel instruction
 # fetches by node): only a workload, bracketed by two sync(2) calls that
 # start and stop the plugin's count.  Every CPU reads a proc file in a
-# loop, which runs the syscall, VFS and procfs paths.
+# loop, which runs the syscall, VFS and procfs paths, and runs the 256 KiB
+# of text of a module loaded beforehand on CPU 0 (ktext_big0, "run"
+# parameter) five times: module fetches, of a module loaded on one node
+# and used by all, as modules loaded at boot are.
 if grep -q 'pcpt.bench_fetch=1' /proc/cmdline; then
+	kind=base
+	[ -d /sys/kernel/debug/percpu_pgtable ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -d /sys/kernel/debug/percpu_pgtable ] && kind=patched
+	run=/sys/module/ktext_big0/parameters/run
+	taskset -c 0 insmod /bench/$kind/ktext_big0.ko 2>/dev/null || run=
 	sync
 	cpu=0
 	while [ $cpu -lt "$ncpus" ]; do
 		taskset -c $cpu sh -c 'i=0; while [ $i -lt 3000 ]; do read -r x < /proc/self/stat; i=$((i + 1)); done' &
+		[ -n "$run" ] && taskset -c $cpu sh -c "for i in 1 2 3 4 5; do echo 1 > $run; done" &
 		cpu=$((cpu + 1))
 	done
 	wait
 	sync
+	[ -n "$run" ] && rmmod ktext_big0
 	result fetch_workload_cpus "$ncpus" cpus info
 	exit 0
 fi

@@ -18,9 +18,14 @@
  *                  count, the second stops it, so a guest brackets its
  *                  workload with two sync(2) calls; without it everything
  *                  from boot to exit counts
+ *   img_lo, img_hi the kernel image's virtual range [_text, _end): kernel
+ *                  instructions outside it (modules, BPF, trampolines)
+ *                  are counted apart
  *
- * Output, one line per vCPU: "vcpu V node N local L remote R unknown U",
- * kernel instructions (virtual address with bit 63 set) only.
+ * Output, one line per vCPU: "vcpu V node N local L remote R unknown U
+ * other_local OL other_remote OR other_unknown OU", kernel instructions
+ * (virtual address with bit 63 set) only, from the image (local, remote,
+ * unknown) and from outside it (other_*).
  *
  * Debian ships no qemu-plugin.h: the few declarations used are below,
  * written from the QEMU 7.2 plugin API (plugin API version 1).
@@ -86,21 +91,21 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define MAX_VCPUS	64
 #define UNKNOWN		MAX_NODES
 
-/* Per vCPU, only ever written by that vCPU's thread. */
+/* Per vCPU, only ever written by that vCPU's thread; [1]: outside the image. */
 struct counts {
-	uint64_t insns[MAX_NODES + 1];
+	uint64_t insns[2][MAX_NODES + 1];
 };
 
 static struct counts now[MAX_VCPUS], start_snap[MAX_VCPUS], stop_snap[MAX_VCPUS];
 static int marks_seen;
-static uint64_t mark;
+static uint64_t mark, img_lo, img_hi = UINT64_MAX;
 static unsigned int cpus_per_node = 1;
 static int nr_vcpus;
 static const char *out_path;
 
 /* What one translated block adds when it runs. */
 struct tb_info {
-	uint32_t insns[MAX_NODES + 1];
+	uint32_t insns[2][MAX_NODES + 1];
 };
 
 struct range {
@@ -171,8 +176,10 @@ static void tb_exec(unsigned int vcpu, void *userdata)
 
 	if (vcpu >= MAX_VCPUS)
 		return;
-	for (i = 0; i <= MAX_NODES; i++)
-		now[vcpu].insns[i] += info->insns[i];
+	for (i = 0; i <= MAX_NODES; i++) {
+		now[vcpu].insns[0][i] += info->insns[0][i];
+		now[vcpu].insns[1][i] += info->insns[1][i];
+	}
 }
 
 static void mark_exec(unsigned int vcpu, void *userdata)
@@ -201,13 +208,15 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uintptr_t h = (uintptr_t)qemu_plugin_insn_haddr(insn);
+		uint64_t va = qemu_plugin_insn_vaddr(insn);
+		int outside = va < img_lo || va >= img_hi;
 
 		/* A block spans at most two pages: look up each page once. */
 		if (last_node < 0 || (h >> 12) != last_page) {
 			last_node = h ? node_of((void *)h) : UNKNOWN;
 			last_page = h >> 12;
 		}
-		info->insns[last_node]++;
+		info->insns[outside][last_node]++;
 		if (mark && qemu_plugin_insn_vaddr(insn) == mark)
 			marked = true;
 	}
@@ -229,25 +238,31 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 	}
 	fprintf(f, "# marks %d\n", marks_seen);
 	for (v = 0; v < nr_vcpus && v < MAX_VCPUS; v++) {
-		int node = v / cpus_per_node;
-		uint64_t local = 0, remote = 0, unknown;
-		uint64_t c[MAX_NODES + 1];
+		int node = v / cpus_per_node, k;
+		uint64_t local[2] = { 0 }, remote[2] = { 0 }, unknown[2];
+		uint64_t c[2][MAX_NODES + 1];
 
-		for (i = 0; i <= MAX_NODES; i++) {
-			if (mark && marks_seen >= 2)
-				c[i] = stop_snap[v].insns[i] - start_snap[v].insns[i];
-			else
-				c[i] = now[v].insns[i];
+		for (k = 0; k < 2; k++) {
+			for (i = 0; i <= MAX_NODES; i++) {
+				if (mark && marks_seen >= 2)
+					c[k][i] = stop_snap[v].insns[k][i] -
+						  start_snap[v].insns[k][i];
+				else
+					c[k][i] = now[v].insns[k][i];
+			}
+			for (i = 0; i < MAX_NODES; i++) {
+				if (i == node)
+					local[k] += c[k][i];
+				else
+					remote[k] += c[k][i];
+			}
+			unknown[k] = c[k][UNKNOWN];
 		}
-		for (i = 0; i < MAX_NODES; i++) {
-			if (i == node)
-				local += c[i];
-			else
-				remote += c[i];
-		}
-		unknown = c[UNKNOWN];
 		fprintf(f, "vcpu %d node %d local %" PRIu64 " remote %" PRIu64
-			" unknown %" PRIu64 "\n", v, node, local, remote, unknown);
+			" unknown %" PRIu64 " other_local %" PRIu64
+			" other_remote %" PRIu64 " other_unknown %" PRIu64 "\n",
+			v, node, local[0], remote[0], unknown[0], local[1],
+			remote[1], unknown[1]);
 	}
 	fclose(f);
 }
@@ -265,10 +280,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			cpus_per_node = strtoul(argv[i] + 14, NULL, 0);
 		} else if (!strncmp(argv[i], "mark=", 5)) {
 			mark = strtoull(argv[i] + 5, NULL, 0);
+		} else if (!strncmp(argv[i], "img_lo=", 7)) {
+			img_lo = strtoull(argv[i] + 7, NULL, 0);
+		} else if (!strncmp(argv[i], "img_hi=", 7)) {
+			img_hi = strtoull(argv[i] + 7, NULL, 0);
 		} else {
 			fprintf(stderr, "ktext_fetch_plugin: unknown argument '%s'",
 				argv[i]);
-			fprintf(stderr, " (accepted: out=, cpus_per_node=, mark=)\n");
+			fprintf(stderr,
+				" (accepted: out=, cpus_per_node=, mark=, img_lo=, img_hi=)\n");
 			return -1;
 		}
 	}
