@@ -814,9 +814,10 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 	unsigned long addr, a;
 	void *ptr;
 
+	if (type != MOD_TEXT && type != MOD_RODATA)
+		return NULL;
 	/* Pairs with the release in tr_mw_setup(): the pool is there. */
-	if ((type != MOD_TEXT && type != MOD_RODATA) ||
-	    !smp_load_acquire(&tr_mw_ready))
+	if (!smp_load_acquire(&tr_mw_ready))
 		return NULL;
 	addr = gen_pool_alloc(tr_mw_pool, size + PAGE_SIZE);
 	if (!addr) {
@@ -904,14 +905,16 @@ static unsigned long tr_mw_copy(int nid, unsigned long addr, unsigned long size)
 		/* Fetches from the copy must see what was written. */
 		tr_sync_icache((unsigned long)dst, (unsigned long)dst + PAGE_SIZE);
 		/* As for the master's pages, per set_memory_ro(). */
-		if (rodata_full && set_direct_map_ro((unsigned long)dst, 1))
+		if (rodata_full && set_direct_map_ro_noflush(pages[i]))
 			pr_warn_once("the linear alias of module copies stays writable\n");
 	}
 	/*
-	 * A page vfree()d lately may still be writable through a lazily
-	 * unmapped vmalloc alias: purge those before it becomes text, as
-	 * change_memory_common() does.
+	 * One flush for the linear aliases.  A page vfree()d lately may still
+	 * be writable through a lazily unmapped vmalloc alias: purge those
+	 * before it becomes text, as change_memory_common() does.
 	 */
+	if (rodata_full)
+		flush_tlb_all();
 	vm_unmap_aliases();
 
 	/*
@@ -1038,13 +1041,14 @@ int text_replica_module_prot(unsigned long addr, int numpages,
 			    (nid != tr_master_node && pte_pfn(pte) == mpfn))
 				continue;
 			if (ro)
-				set_direct_map_ro((unsigned long)page_address(pte_page(pte)), 1);
+				set_direct_map_ro_noflush(pte_page(pte));
 			else
 				set_direct_map_default_noflush(pte_page(pte));
 		}
 	}
 	flush_tlb_kernel_range(addr, end);
-	if (rw && rodata_full)
+	/* The linear aliases, once for all pages. */
+	if ((ro || rw) && rodata_full)
 		flush_tlb_all();
 out:
 	mutex_unlock(&tr_mw_lock);
