@@ -380,6 +380,24 @@ static __always_inline pte_t *tr_mw_ptep(pgd_t *root, unsigned long addr)
 }
 
 /*
+ * Write @len bytes at physical address @pa through FIX_TEXT_POKE0 (unless
+ * @master: the caller wrote those already) and make them visible to
+ * instruction fetch.  Returns the write's error, if any.
+ */
+static __always_inline int tr_poke(phys_addr_t pa, const void *src,
+				   size_t len, bool master)
+{
+	unsigned long waddr = set_fixmap_offset(FIX_TEXT_POKE0, pa);
+	int err = 0;
+
+	if (!master)
+		err = copy_to_kernel_nofault((void *)waddr, src, len);
+	tr_sync_icache(waddr, waddr + len);
+	clear_fixmap(FIX_TEXT_POKE0);
+	return err;
+}
+
+/*
  * text_replica_write() for module text: every node copy of the page, and
  * the master's, found through the window's entries of each node.
  */
@@ -393,7 +411,7 @@ static __always_inline int tr_mw_write(unsigned long a, const void *src,
 		return -EFAULT;
 	for_each_node(nid) {
 		pgd_t *root = tr_mw_root(nid);
-		unsigned long pfn, waddr;
+		unsigned long pfn;
 		pte_t pte;
 
 		if (!root)
@@ -407,15 +425,10 @@ static __always_inline int tr_mw_write(unsigned long a, const void *src,
 		pfn = pte_pfn(pte);
 		if (nid != tr_master_node && pfn == pte_pfn(mpte))
 			continue;
-		waddr = set_fixmap_offset(FIX_TEXT_POKE0,
-					  PFN_PHYS(pfn) + offset_in_page(a));
-		if (nid != tr_master_node) {
-			err = copy_to_kernel_nofault((void *)waddr, src, len);
-			if (err && !ret)
-				ret = err;
-		}
-		tr_sync_icache(waddr, waddr + len);
-		clear_fixmap(FIX_TEXT_POKE0);
+		err = tr_poke(PFN_PHYS(pfn) + offset_in_page(a), src, len,
+			      nid == tr_master_node);
+		if (err && !ret)
+			ret = err;
 	}
 	return ret;
 }
@@ -449,19 +462,12 @@ notrace int text_replica_write(void *addr, const void *src, size_t len)
 		return 0;
 
 	for_each_node(nid) {
-		unsigned long waddr;
-
 		if (tr_nodes[nid].use != nid)
 			continue;
-		waddr = set_fixmap_offset(FIX_TEXT_POKE0, tr_nodes[nid].base +
-					  (a - (unsigned long)_stext));
-		if (nid != tr_master_node) {
-			err = copy_to_kernel_nofault((void *)waddr, src, len);
-			if (err && !ret)
-				ret = err;
-		}
-		tr_sync_icache(waddr, waddr + len);
-		clear_fixmap(FIX_TEXT_POKE0);
+		err = tr_poke(tr_nodes[nid].base + (a - (unsigned long)_stext),
+			      src, len, nid == tr_master_node);
+		if (err && !ret)
+			ret = err;
 	}
 	return ret;
 }
