@@ -7,8 +7,11 @@
  * the copy of whichever CPU executes it: no preemption disabling, no
  * per-CPU offset register.
  *
- * Layout.  Every percpu chunk lies in [PCPU_VM_START, PCPU_VM_END) (the
- * first chunk, of the page type, at its very start).  A percpu pointer p
+ * Layout.  Every percpu chunk lies in [PCPU_WINDOW_VM_START,
+ * PCPU_WINDOW_VM_END) (the first chunk, of the page type, at its very
+ * start): pcpu_window_setup_first_chunk() forces both before the first
+ * chunk exists, but only when the per-CPU tables are in use, so that
+ * percpu_pgtable=off leaves percpu exactly as without the window.  A percpu pointer p
  * of any chunk is "address in unit 0 - pcpu_base_addr + __per_cpu_start",
  * so CPU c's window maps
  *
@@ -20,12 +23,22 @@
  * multiple of 4 GiB and fits one instruction).
  *
  * Ownership and locking.  CPU c's window tables hang below one private
- * top-level entry of c's root (a percpu_pgtable client), and are built
- * through pcpw_mm[c], an mm that owns nothing else, with the kernel's
- * own apply_to_page_range().  They are written only here, always under
- * pcpu_alloc_mutex, which also serialises every populate and depopulate
- * of percpu memory: the window of a page is written right after its
- * canonical mapping and cleared right before it.  Ordering against the
+ * top-level entry of c's root (a percpu_pgtable client) and belong to
+ * pcpw_mm[c], an mm that owns nothing else and never runs.  They are
+ * kernel page tables: allocated with kernel flags (GFP_PGTABLE_KERNEL,
+ * nothing charged to the memory cgroup of whoever populates a percpu
+ * page) and the constructors apply_to_page_range() relies on (the PTE
+ * lock), as arm64 builds efi_mm's, before apply_to_page_range() fills
+ * them, so that it never allocates one itself.  Their entries are
+ * written as kernel mappings (set_pte_at() on init_mm: never folded into
+ * contiguous ranges, which live kernel mappings cannot tolerate).  They are written
+ * only here, always under pcpu_alloc_mutex, which also serialises every
+ * populate and depopulate of percpu memory: the window of a page is
+ * written right after its canonical mapping and cleared right before it.
+ * Tables are never freed, as vmalloc never frees its own: they cover at
+ * most the virtual range chunks have ever occupied, which is bounded by
+ * the largest percpu footprint (plus what lazily freed vmap areas keep
+ * out of reuse until the next purge).  Ordering against the
  * CPU walking its window: set_pte_at() of a valid kernel entry ends in
  * DSB ISHST; ISB, and an access through the window happens only for
  * memory that was allocated, hence populated, before; a cleared entry is
@@ -42,15 +55,19 @@
 #include <linux/percpu_pgtable.h>
 #include <linux/sched/mm.h>
 #include <linux/vmalloc.h>
+#include <asm/pgalloc.h>
 #include <asm/sections.h>
 #include <asm/tlbflush.h>
 
 #include "percpu-internal.h"
 
+/* Every chunk in [PCPU_WINDOW_VM_START, PCPU_WINDOW_VM_END). */
+bool pcpu_window_bounded __ro_after_init;
+
 static struct mm_struct *pcpw_mm[NR_CPUS] __ro_after_init;
 static unsigned long pcpw_base __ro_after_init;
 /* Bytes of the window a CPU may use: the whole percpu range. */
-#define PCPW_SIZE	((unsigned long)(PCPU_VM_END - PCPU_VM_START))
+#define PCPW_SIZE	((unsigned long)(PCPU_WINDOW_VM_END - PCPU_WINDOW_VM_START))
 /* Windows exist for every possible CPU; written under pcpu_alloc_mutex. */
 static bool pcpw_ready;
 static unsigned long pcpw_pages;
@@ -85,22 +102,60 @@ struct pcpw_fill {
 	int i;
 };
 
+/* Window entries are kernel mappings: init_mm, not the window's mm. */
 static int pcpw_set_pte(pte_t *ptep, unsigned long addr, void *data)
 {
 	struct pcpw_fill *f = data;
 
-	set_pte_at(f->mm, addr, ptep, mk_pte(f->pages[f->i++], THIS_CPU_WINDOW_PROT));
+	set_pte_at(&init_mm, addr, ptep, mk_pte(f->pages[f->i++], THIS_CPU_WINDOW_PROT));
 	return 0;
 }
 
 static int pcpw_clear_pte(pte_t *ptep, unsigned long addr, void *data)
 {
-	pte_clear(data, addr, ptep);
+	pte_clear(&init_mm, addr, ptep);
 	return 0;
 }
 
-static int pcpw_noop_pte(pte_t *ptep, unsigned long addr, void *data)
+/*
+ * A PTE table as a kernel table, with the constructor that gives it the
+ * lock apply_to_page_range() takes on an mm other than init_mm.
+ */
+static int pcpw_alloc_pte(pmd_t *pmd)
 {
+	struct ptdesc *ptdesc;
+
+	if (!pmd_none(pmdp_get(pmd)))
+		return 0;
+	ptdesc = pagetable_alloc(GFP_PGTABLE_KERNEL & ~__GFP_HIGHMEM, 0);
+	if (!ptdesc)
+		return -ENOMEM;
+	if (!pagetable_pte_ctor(ptdesc)) {
+		pagetable_free(ptdesc);
+		return -ENOMEM;
+	}
+	/* The zeroed table before the entry, as __pte_alloc_kernel() does. */
+	smp_wmb();
+	pmd_populate_kernel(&init_mm, pmd, ptdesc_address(ptdesc));
+	return 0;
+}
+
+/*
+ * Every table down to the PTE level for [@addr, @end) of @mm.  The upper
+ * levels come from the generic allocators called for init_mm, which is
+ * what selects kernel allocation flags and constructors there; only the
+ * tables' place, below @mm's window entry, is @mm's.
+ */
+static int pcpw_alloc_tables(struct mm_struct *mm, unsigned long addr, unsigned long end)
+{
+	for (; addr < end; addr = (addr + PMD_SIZE) & PMD_MASK) {
+		p4d_t *p4d = p4d_alloc(&init_mm, pgd_offset(mm, addr), addr);
+		pud_t *pud = p4d ? pud_alloc(&init_mm, p4d, addr) : NULL;
+		pmd_t *pmd = pud ? pmd_alloc(&init_mm, pud, addr) : NULL;
+
+		if (!pmd || pcpw_alloc_pte(pmd))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -108,10 +163,17 @@ static int pcpw_noop_pte(pte_t *ptep, unsigned long addr, void *data)
 static int pcpw_map(unsigned int cpu, unsigned long addr, struct page **pages, int nr)
 {
 	struct pcpw_fill f = { .mm = pcpw_mm[cpu], .pages = pages };
+	unsigned long size = (unsigned long)nr << PAGE_SHIFT;
 	int ret;
 
-	ret = apply_to_page_range(f.mm, addr, (unsigned long)nr << PAGE_SHIFT,
-				  pcpw_set_pte, &f);
+	/*
+	 * With every table in place apply_to_page_range() allocates none
+	 * (its allocators would be the user ones on this mm): it only takes
+	 * each PTE table's lock and fills the entries.
+	 */
+	ret = pcpw_alloc_tables(f.mm, addr, addr + size);
+	if (!ret)
+		ret = apply_to_page_range(f.mm, addr, size, pcpw_set_pte, &f);
 	if (!ret)
 		pcpw_pages += nr;
 	return ret;
@@ -156,7 +218,7 @@ void pcpu_window_unmap(unsigned int cpu, struct pcpu_chunk *chunk,
 		return;
 	/* Only what exists: unmap may also undo a partly failed map. */
 	apply_to_existing_page_range(mm, pcpw_addr(chunk, page_start), size,
-				     pcpw_clear_pte, mm);
+				     pcpw_clear_pte, NULL);
 }
 
 /**
@@ -222,6 +284,25 @@ static int __init pcpw_map_chunk(struct pcpu_chunk *chunk)
 }
 
 /**
+ * pcpu_window_setup_first_chunk() - choose the first chunk for the window
+ *
+ * Called by setup_per_cpu_areas() before the first chunk is set up, after
+ * percpu_pgtable_init().  When the per-CPU kernel tables are in use, the
+ * window will be: it needs every chunk in one bounded range, which only
+ * the page first chunk gives, so force that one and bound every later
+ * chunk.  Otherwise change nothing: the embed first chunk places each
+ * node's group at that node's memory, and later chunks must be free to
+ * lie as far apart anywhere in vmalloc space.
+ */
+void __init pcpu_window_setup_first_chunk(void)
+{
+	if (!percpu_pgtable_active())
+		return;
+	pcpu_chosen_fc = PCPU_FC_PAGE;
+	pcpu_window_bounded = true;
+}
+
+/**
  * pcpu_window_prepare() - build every possible CPU's window tables
  *
  * Allocates each CPU's window mm and the tables down to the first leaf
@@ -243,9 +324,9 @@ bool __init pcpu_window_prepare(void)
 		pr_info("inactive: per-CPU kernel page tables are off; this_cpu ops mask interrupts\n");
 		return false;
 	}
-	if (first != PCPU_VM_START) {
+	if (!pcpu_window_bounded || first != PCPU_WINDOW_VM_START) {
 		pr_warn("inactive: first percpu chunk at %#lx, not at %#lx (percpu_alloc=page layout); this_cpu ops mask interrupts\n",
-			first, (unsigned long)PCPU_VM_START);
+			first, (unsigned long)PCPU_WINDOW_VM_START);
 		return false;
 	}
 	for_each_possible_cpu(cpu) {
@@ -263,8 +344,12 @@ bool __init pcpu_window_prepare(void)
 	for_each_possible_cpu(cpu) {
 		struct mm_struct *mm = mm_alloc();
 
-		/* One page creates every level down to the leaf table. */
-		if (!mm || apply_to_page_range(mm, pcpw_base, PAGE_SIZE, pcpw_noop_pte, NULL)) {
+		/*
+		 * One page creates every level down to the leaf table, so the
+		 * window's top-level entry exists when the client registers.
+		 * mm_alloc() runs at boot, before any memory cgroup exists.
+		 */
+		if (!mm || pcpw_alloc_tables(mm, pcpw_base, pcpw_base + PAGE_SIZE)) {
 			/*
 			 * What was built is left allocated: an mm holding
 			 * kernel-range tables cannot go through mmput().

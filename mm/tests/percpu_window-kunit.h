@@ -8,7 +8,11 @@
  * across several chunks and after frees.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/cpu.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
 #include <linux/workqueue.h>
 
 static DEFINE_PER_CPU(u64, pcpw_test_static);
@@ -150,6 +154,10 @@ struct pcpw_test_ops {
 	u16 h;
 	u32 w;
 	u64 d;
+	s8 sb;
+	s16 sh;
+	s32 sw;
+	s64 sd;
 #ifdef CONFIG_ARCH_SUPPORTS_INT128
 	u128 q;
 #endif
@@ -160,9 +168,9 @@ struct pcpw_test_ops {
  * in C; after each op the CPU's copy, read with per_cpu_ptr(), must equal
  * it and the op's return value must be what the reference predicts.
  */
-#define PCPW_TEST_OPS(f, type)						\
+#define PCPW_TEST_OPS(f, type, init)					\
 do {									\
-	type ref = (type)0x5a5a5a5a5a5a5a5aULL, r, o;			\
+	type ref = (type)(init), r, o;					\
 	type *c = &per_cpu_ptr(t->p, cpu)->f;				\
 									\
 	this_cpu_write(t->p->f, ref);					\
@@ -199,6 +207,24 @@ do {									\
 	o = ref + 1;							\
 	bad += this_cpu_try_cmpxchg(t->p->f, &o, (type)0) || o != ref;	\
 	bad += *c != ref;						\
+	/* All bits set: the compare must see the whole width only. */	\
+	this_cpu_write(t->p->f, (type)-1);				\
+	r = this_cpu_cmpxchg(t->p->f, (type)-1, (type)1);		\
+	bad += r != (type)-1 || *c != (type)1;				\
+	r = this_cpu_cmpxchg(t->p->f, (type)-1, (type)2);		\
+	bad += r != (type)1 || *c != (type)1;				\
+	this_cpu_write(t->p->f, (type)-1);				\
+	o = (type)-1;							\
+	bad += !this_cpu_try_cmpxchg(t->p->f, &o, (type)-2);		\
+	bad += *c != (type)-2;						\
+	o = (type)-1;							\
+	bad += this_cpu_try_cmpxchg(t->p->f, &o, (type)3) || o != (type)-2; \
+	bad += *c != (type)-2;						\
+	r = this_cpu_xchg(t->p->f, (type)-1);				\
+	bad += r != (type)-2 || *c != (type)-1;				\
+	r = this_cpu_add_return(t->p->f, (type)-1);			\
+	bad += r != (type)-2 || *c != (type)-2;				\
+	bad += this_cpu_read(t->p->f) != (type)-2;			\
 } while (0)
 
 struct pcpw_test_ops_run {
@@ -212,10 +238,17 @@ static long pcpw_test_ops_cpu(void *data)
 	unsigned int cpu = raw_smp_processor_id();
 	unsigned long bad = 0;
 
-	PCPW_TEST_OPS(b, u8);
-	PCPW_TEST_OPS(h, u16);
-	PCPW_TEST_OPS(w, u32);
-	PCPW_TEST_OPS(d, u64);
+	PCPW_TEST_OPS(b, u8, 0x5a);
+	PCPW_TEST_OPS(h, u16, 0x5a5a);
+	PCPW_TEST_OPS(w, u32, 0x5a5a5a5a);
+	PCPW_TEST_OPS(d, u64, 0x5a5a5a5a5a5a5a5aULL);
+	/* Signed, starting with the sign bit set. */
+	PCPW_TEST_OPS(sb, s8, -0x5b);
+	PCPW_TEST_OPS(sh, s16, -0x5a5b);
+	PCPW_TEST_OPS(sw, s32, -0x5a5a5a5b);
+	PCPW_TEST_OPS(sd, s64, -0x5a5a5a5a5a5a5a5bLL);
+	PCPW_TEST_OPS(b, u8, 0xa5);
+	PCPW_TEST_OPS(h, u16, 0xa5a5);
 #ifdef CONFIG_ARCH_SUPPORTS_INT128
 	if (system_has_cmpxchg128()) {
 		u128 *c = &per_cpu_ptr(t->p, cpu)->q;
@@ -262,11 +295,229 @@ static void pcpw_test_ops(struct kunit *test)
 	free_percpu(t->p);
 }
 
+/*
+ * Without the window, percpu chunks may lie anywhere in vmalloc space:
+ * the embed first chunk places each node's group at its memory, so on a
+ * machine whose nodes are far apart every later chunk needs areas that
+ * far apart too.  Ask for two areas one top-level entry apart, more than
+ * the window's bounded range holds.
+ */
+static void pcpw_test_unbounded(struct kunit *test)
+{
+	const unsigned long offsets[2] = { 0, PGDIR_SIZE };
+	const size_t sizes[2] = { PAGE_SIZE, PAGE_SIZE };
+	struct vm_struct **vms;
+
+	if (pcpu_window_bounded)
+		kunit_skip(test, "the page first chunk is in use: chunks are bounded by design");
+	vms = pcpu_get_vm_areas(offsets, sizes, 2, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, vms,
+				  "no percpu areas %#lx apart: chunks bounded without the window",
+				  offsets[1]);
+	if (vms)
+		pcpu_free_vm_areas(vms, 2);
+}
+
+/* PTE tables below @cpu's window entry, counted in the tables themselves. */
+static unsigned long pcpw_test_pte_tables(unsigned int cpu)
+{
+	struct mm_struct *mm = pcpw_mm[cpu];
+	unsigned long addr = pcpw_base & PUD_MASK, end = pcpw_base + PCPW_SIZE, n = 0;
+
+	while (addr < end) {
+		pud_t *pud = pud_offset(p4d_offset(pgd_offset(mm, addr), addr), addr);
+		unsigned long next = pud_addr_end(addr, end);
+
+		if (!pud_none(pudp_get(pud))) {
+			pmd_t *pmd = pmd_offset(pud, addr);
+
+			for (; addr < next; addr = pmd_addr_end(addr, next), pmd++)
+				n += !pmd_none(pmdp_get(pmd));
+		}
+		addr = next;
+	}
+	return n;
+}
+
+static unsigned int pcpw_test_nr_chunks(void)
+{
+	struct pcpu_chunk *chunk;
+	unsigned int n = 0;
+	int slot;
+
+	spin_lock_irq(&pcpu_lock);
+	for (slot = 0; slot < pcpu_nr_slots; slot++)
+		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list)
+			n++;
+	spin_unlock_irq(&pcpu_lock);
+	return n;
+}
+
+/*
+ * Window tables are never freed, so they must stay bounded: chunks that
+ * are destroyed give their virtual range back (after a vmap purge), the
+ * next chunks reuse it, and so do their window tables.  Four rounds of
+ * filling several chunks, freeing everything and waiting until the
+ * empty chunks are gone must end with no more window tables than the
+ * first.
+ */
+static void pcpw_test_tables_bounded(struct kunit *test)
+{
+	void __percpu **objs;
+	unsigned long tables[4];
+	unsigned int chunks0, i;
+	int round, o;
+
+	if (!pcpw_offset)
+		kunit_skip(test, "window not in use");
+	objs = kunit_kcalloc(test, PCPW_TEST_OBJS, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	chunks0 = pcpw_test_nr_chunks();
+	for (round = 0; round < 4; round++) {
+		for (o = 0; o < PCPW_TEST_OBJS; o++) {
+			objs[o] = __alloc_percpu(SZ_8K, 8);
+			KUNIT_ASSERT_NOT_NULL(test, objs[o]);
+		}
+		KUNIT_EXPECT_GT(test, pcpw_test_nr_chunks(), chunks0);
+		for (o = 0; o < PCPW_TEST_OBJS; o++)
+			free_percpu(objs[o]);
+		/* The balance work destroys empty chunks, keeping one spare. */
+		for (i = 0; i < 50 && pcpw_test_nr_chunks() > chunks0 + 1; i++)
+			msleep(100);
+		KUNIT_EXPECT_LE_MSG(test, pcpw_test_nr_chunks(), chunks0 + 1,
+				    "round %d: empty chunks were not destroyed", round);
+		vm_unmap_aliases();
+		tables[round] = pcpw_test_pte_tables(0);
+	}
+	kunit_info(test, "cpu0 window PTE tables after each round: %lu %lu %lu %lu\n",
+		   tables[0], tables[1], tables[2], tables[3]);
+	KUNIT_EXPECT_LE(test, tables[3], tables[0]);
+}
+
+struct pcpw_test_ctr {
+	u64 inc;
+	s8 b;
+	s16 h;
+};
+
+#define PCPW_TEST_MIG_THREADS	4
+
+struct pcpw_test_mig {
+	struct pcpw_test_ctr __percpu *p;
+	bool stop;
+	unsigned long done_ops[PCPW_TEST_MIG_THREADS];
+	struct completion done;
+};
+
+struct pcpw_test_mig_arg {
+	struct pcpw_test_mig *m;
+	int i;
+};
+
+/*
+ * Unpinned and preemptible: the thread may be migrated, and interrupted,
+ * between any two instructions, including inside an op's LL/SC loop.
+ * Each op is atomic on whichever CPU's copy it reaches, so every
+ * this_cpu_inc() and every successful try_cmpxchg() adds exactly one to
+ * some copy.  The s8 and s16 counters wrap through -1 over and over.
+ */
+static int pcpw_test_mig_fn(void *data)
+{
+	struct pcpw_test_mig_arg *a = data;
+	struct pcpw_test_mig *m = a->m;
+	unsigned long i;
+
+	for (i = 0; !READ_ONCE(m->stop); i++) {
+		s8 ob = this_cpu_read(m->p->b);
+		s16 oh = this_cpu_read(m->p->h);
+
+		this_cpu_inc(m->p->inc);
+		while (!this_cpu_try_cmpxchg(m->p->b, &ob, ob + 1))
+			;
+		while (!this_cpu_try_cmpxchg(m->p->h, &oh, oh + 1))
+			;
+		if (!(i & 63))
+			cond_resched();
+	}
+	m->done_ops[a->i] = i;
+	complete(&m->done);
+	return 0;
+}
+
+/*
+ * Sums over CPUs must be exact whichever copy each op reached, while the
+ * threads are moved from CPU to CPU: a lost update on any path (an LL/SC
+ * compare that never matches, a store to a stale copy) shows here.
+ */
+static void pcpw_test_migrate(struct kunit *test)
+{
+	struct pcpw_test_mig_arg arg[PCPW_TEST_MIG_THREADS];
+	struct task_struct *tsk[PCPW_TEST_MIG_THREADS];
+	unsigned long moves = 0, want, end;
+	struct pcpw_test_mig *m;
+	unsigned int cpu, next = 0;
+	u64 inc = 0;
+	u16 h = 0;
+	u8 b = 0;
+	int i;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->p = alloc_percpu(struct pcpw_test_ctr);
+	KUNIT_ASSERT_NOT_NULL(test, m->p);
+	init_completion(&m->done);
+
+	for (i = 0; i < PCPW_TEST_MIG_THREADS; i++) {
+		arg[i] = (struct pcpw_test_mig_arg){ .m = m, .i = i };
+		tsk[i] = kthread_create(pcpw_test_mig_fn, &arg[i], "pcpw_mig/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tsk[i]));
+		get_task_struct(tsk[i]);
+		wake_up_process(tsk[i]);
+	}
+	/* Move every thread to another CPU every tick, for a second. */
+	for (end = jiffies + HZ; time_before(jiffies, end);) {
+		for (i = 0; i < PCPW_TEST_MIG_THREADS; i++) {
+			next = cpumask_next(next, cpu_online_mask);
+			if (next >= nr_cpu_ids)
+				next = cpumask_first(cpu_online_mask);
+			if (!set_cpus_allowed_ptr(tsk[i], cpumask_of(next)))
+				moves++;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	WRITE_ONCE(m->stop, true);
+	for (i = 0; i < PCPW_TEST_MIG_THREADS; i++)
+		wait_for_completion(&m->done);
+	for (i = 0; i < PCPW_TEST_MIG_THREADS; i++)
+		put_task_struct(tsk[i]);
+
+	for_each_possible_cpu(cpu) {
+		struct pcpw_test_ctr *c = per_cpu_ptr(m->p, cpu);
+
+		inc += c->inc;
+		b += (u8)c->b;
+		h += (u16)c->h;
+	}
+	/* Every thread has finished: done_ops[] are complete. */
+	want = 0;
+	for (i = 0; i < PCPW_TEST_MIG_THREADS; i++)
+		want += m->done_ops[i];
+	KUNIT_EXPECT_EQ(test, inc, (u64)want);
+	KUNIT_EXPECT_EQ_MSG(test, b, (u8)want, "s8 try_cmpxchg() lost or invented updates");
+	KUNIT_EXPECT_EQ_MSG(test, h, (u16)want, "s16 try_cmpxchg() lost or invented updates");
+	KUNIT_EXPECT_GT(test, moves, 0UL);
+	kunit_info(test, "%lu ops per counter, %lu migrations\n", want, moves);
+	free_percpu(m->p);
+}
+
 static struct kunit_case pcpw_test_cases[] = {
 	KUNIT_CASE(pcpw_test_enabled),
 	KUNIT_CASE(pcpw_test_static_reserved),
 	KUNIT_CASE(pcpw_test_dynamic),
 	KUNIT_CASE(pcpw_test_ops),
+	KUNIT_CASE(pcpw_test_migrate),
+	KUNIT_CASE(pcpw_test_unbounded),
+	KUNIT_CASE(pcpw_test_tables_bounded),
 	{}
 };
 
