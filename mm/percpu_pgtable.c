@@ -12,13 +12,23 @@
  *    entry into percpu_pgtable_set_entry() once the copies are live.
  *  - pcpt_roots[cpu] is CPU @cpu's root.  A root is built (copy of the
  *    master, then the clients' private entries) and published under
- *    pcpt_lock, and never freed: CPU hotplug reuses it.
+ *    pcpt_lock; CPU hotplug reuses it.  It is replaced and freed only when
+ *    a client takes over live entries, and only during boot, before
+ *    userspace runs: no debugfs reader, W^X check or hibernation image
+ *    can hold a root then.
  *  - pcpt_lock (raw, innermost) serialises every write of a top-level
  *    entry, shared or private, in the master and in every copy, and the
- *    client list.  Writers hold it across the master write, the copy
- *    writes and the barrier that publishes them, so a concurrent walker
- *    either misses the new entry on every CPU or finds it (see
- *    percpu_pgtable_set_entry() for the ordering argument).
+ *    client list.  A new entry is written to every copy before the master
+ *    and a cleared one is cleared in the master first, so a lockless
+ *    walker that finds an entry in the master finds it in its own root
+ *    too (see percpu_pgtable_set_entry()).
+ *  - pcpt_mutex serialises client registration, which may replace every
+ *    root (pcpt_replace_roots()), with the debugfs readers of the roots.
+ *  - A valid top-level entry of a live root is never changed to another
+ *    valid one (the architecture's break-before-make rule): a client that
+ *    takes over valid entries gets new roots, which every CPU switches to
+ *    itself through arch_percpu_pgtable_install().  The debug
+ *    configuration (CONFIG_DEBUG_VM) warns about any such write.
  *  - Once every root is final for boot (late_initcall_sync), the roots are
  *    made read-only in the linear map where the architecture can (as
  *    rodata=full does for the master's alias), and every later write of a
@@ -37,8 +47,10 @@
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+#include <linux/vmalloc.h>
 #include <asm/tlbflush.h>
 
 static bool pcpt_enabled __initdata = true;
@@ -46,6 +58,7 @@ static bool pcpt_enabled __initdata = true;
 static bool pcpt_live __read_mostly;
 static pgd_t *pcpt_roots[NR_CPUS] __read_mostly;
 static DEFINE_RAW_SPINLOCK(pcpt_lock);
+static DEFINE_MUTEX(pcpt_mutex);
 static DECLARE_BITMAP(pcpt_private, PTRS_PER_PGD);
 static LIST_HEAD(pcpt_clients);
 static struct cpumask pcpt_failed;
@@ -124,13 +137,41 @@ static inline unsigned long pcpt_index(unsigned long addr)
 	return pgd_index(addr);
 }
 
-/* Write entry @idx of a copy.  Caller holds pcpt_lock. */
+/*
+ * Break-before-make: an entry CPUs may be walking through changes from
+ * empty to valid, from valid to empty, or not at all.  Every architecture
+ * clears a top-level entry to 0 (pgd_none() is constant with a folded
+ * level below the root, so it cannot tell).
+ */
+static __always_inline bool pcpt_live_change_ok(pgd_t old, pgd_t new)
+{
+	return !pgd_val(old) || !pgd_val(new) || arch_percpu_pgtable_same(old, new);
+}
+
+/* Write entry @idx of a live copy.  Caller holds pcpt_lock. */
 static __always_inline void pcpt_write(pgd_t *root, unsigned long idx, pgd_t pgd)
 {
+	if (IS_ENABLED(CONFIG_DEBUG_VM))
+		WARN_ONCE(!pcpt_live_change_ok(READ_ONCE(root[idx]), pgd),
+			  "percpu_pgtable: live entry %lu changed from %#llx to %#llx without break-before-make\n",
+			  idx, (u64)pgd_val(READ_ONCE(root[idx])), (u64)pgd_val(pgd));
 	if (pcpt_ro)
 		arch_percpu_pgtable_write_ro(&root[idx], pgd);
 	else
 		WRITE_ONCE(root[idx], pgd);
+}
+
+/* Write @pgd into entry @idx of every published copy.  pcpt_lock held. */
+static __always_inline void pcpt_write_copies(unsigned long idx, pgd_t pgd)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = pcpt_roots[cpu];
+
+		if (root)
+			pcpt_write(root, idx, pgd);
+	}
 }
 
 /**
@@ -141,44 +182,61 @@ static __always_inline void pcpt_write(pgd_t *root, unsigned long idx, pgd_t pgd
  * The one propagation point.  The architecture calls it from its single
  * writer of master root entries (arm64: set_swapper_pgd()), for populates
  * and clears alike.  It writes the master and the same index of every
- * published copy under pcpt_lock, then issues the architecture's barrier
+ * published copy under pcpt_lock, and issues the architecture's barrier
  * (arm64: DSB ISHST; ISB) so that a table walker on any CPU observes the
  * new entry before the caller goes on.
  *
- * Why this is safe against a concurrent walker on another CPU:
- *  - invalid to valid: invalid entries are never cached in TLBs or walk
- *    caches, so the barrier is enough (the same argument the single-root
- *    kernel relies on for vmalloc);
- *  - valid to invalid or to another valid value: the caller already
- *    follows clear/barrier/broadcast TLBI by VA/free (for example
- *    free_empty_tables(), pud_free_pmd_page()).  Every copy is written
- *    before this function returns, so the caller's broadcast TLBI by VA,
- *    which removes walk-cache entries for that VA whichever root they were
- *    read from, comes after the clear in every copy, and the table is
- *    freed only after that.
+ * Generic code reads the master without a lock (vmap_try_huge_pmd() and
+ * vmap_try_huge_pud() install blocks under a master entry they found
+ * without page_table_lock) and then touches the range through its own
+ * CPU's root.  So the copies lead the master on the way in and follow it
+ * on the way out:
+ *  - a new entry goes into every copy first, then, after the barrier that
+ *    makes the copies visible to every walker, into the master: whoever
+ *    finds it in the master finds it in every root;
+ *  - a cleared entry goes out of the master first, then out of every
+ *    copy; nobody can newly find it in the master while a copy still
+ *    holds it, and the caller follows clear/barrier/broadcast TLBI by
+ *    VA/free (free_empty_tables(), pud_free_pmd_page()): every copy is
+ *    cleared before this function returns, so the TLBI, which removes
+ *    walk-cache entries for the VA whichever root they came from, comes
+ *    after the clear everywhere and the table is freed only after it.
+ * Invalid entries are never cached in TLBs or walk caches, so a new entry
+ * needs no TLB maintenance.  A shared entry is never changed from one
+ * valid value to another on the architectures supported: the debug
+ * configuration warns if it is.
  *
+ * Context: any, including with interrupts disabled; noinstr.
  * Return: true if the write was done here; false if the per-CPU roots are
  * not in use, in which case the caller writes the master as before.
  */
 bool noinstr percpu_pgtable_set_entry(pgd_t *pgdp, pgd_t pgd)
 {
 	unsigned long idx, flags;
-	unsigned int cpu;
 
 	if (!READ_ONCE(pcpt_live))
 		return false;
 
 	idx = pgdp - init_mm.pgd;
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
-	arch_percpu_pgtable_write_master(pgdp, pgd);
 	if (WARN_ONCE(idx >= PTRS_PER_PGD || test_bit(idx, pcpt_private),
-		      "percpu_pgtable: shared write to private or foreign entry %lu\n", idx))
+		      "percpu_pgtable: shared write to private or foreign entry %lu\n", idx)) {
+		arch_percpu_pgtable_write_master(pgdp, pgd);
 		goto out;
-	for_each_possible_cpu(cpu) {
-		pgd_t *root = pcpt_roots[cpu];
-
-		if (root)
-			pcpt_write(root, idx, pgd);
+	}
+	if (IS_ENABLED(CONFIG_DEBUG_VM))
+		WARN_ONCE(!pcpt_live_change_ok(READ_ONCE(*pgdp), pgd),
+			  "percpu_pgtable: master entry %lu changed from %#llx to %#llx without break-before-make\n",
+			  idx, (u64)pgd_val(READ_ONCE(*pgdp)), (u64)pgd_val(pgd));
+	if (pgd_val(pgd)) {
+		pcpt_write_copies(idx, pgd);
+		/* The copies are visible to every walker before the master. */
+		arch_percpu_pgtable_sync();
+		arch_percpu_pgtable_write_master(pgdp, pgd);
+	} else {
+		arch_percpu_pgtable_write_master(pgdp, pgd);
+		arch_percpu_pgtable_sync();
+		pcpt_write_copies(idx, pgd);
 	}
 out:
 	arch_percpu_pgtable_sync();
@@ -186,33 +244,30 @@ out:
 	return true;
 }
 
-/* Write @client's private entries of @cpu's root. */
-static void pcpt_populate_client(struct percpu_pgtable_client *client,
-				 unsigned int cpu, pgd_t *root)
+/*
+ * Fill @client's private entries of @cpu's root, which no CPU runs on yet
+ * (being built, before it is published or switched to).
+ */
+static void pcpt_fill_client(struct percpu_pgtable_client *client,
+			     unsigned int cpu, pgd_t *root)
 {
 	unsigned long addr;
 
 	lockdep_assert_held(&pcpt_lock);
 	for (addr = client->start; addr < client->end; addr += PGDIR_SIZE)
-		pcpt_write(root, pcpt_index(addr), client->populate(client, cpu, addr));
-}
-
-static void pcpt_populate_private(pgd_t *root, unsigned int cpu)
-{
-	struct percpu_pgtable_client *client;
-
-	list_for_each_entry(client, &pcpt_clients, list)
-		pcpt_populate_client(client, cpu, root);
+		WRITE_ONCE(root[pcpt_index(addr)], client->populate(client, cpu, addr));
 }
 
 /* Build @cpu's root from the master and publish it. */
 static void __init pcpt_build_root(unsigned int cpu, pgd_t *root)
 {
+	struct percpu_pgtable_client *client;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
 	memcpy(root, init_mm.pgd, PTRS_PER_PGD * sizeof(pgd_t));
-	pcpt_populate_private(root, cpu);
+	list_for_each_entry(client, &pcpt_clients, list)
+		pcpt_fill_client(client, cpu, root);
 	/* Pairs with smp_load_acquire() in percpu_pgtable_root(). */
 	smp_store_release(&pcpt_roots[cpu], root);
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
@@ -280,6 +335,211 @@ static bool pcpt_range_ok(struct percpu_pgtable_client *client)
 	       client->start >= PAGE_OFFSET;
 }
 
+/*
+ * The value entry @idx of @cpu's root gets when @client is added (@add)
+ * or removed.
+ */
+static pgd_t pcpt_private_value(struct percpu_pgtable_client *client,
+				unsigned int cpu, unsigned long idx, bool add)
+{
+	unsigned long addr = client->start + (idx - pcpt_index(client->start)) * PGDIR_SIZE;
+
+	return add ? client->populate(client, cpu, addr) : READ_ONCE(init_mm.pgd[idx]);
+}
+
+/* Can @client be added or removed by writing the live roots in place? */
+static bool pcpt_in_place_ok(struct percpu_pgtable_client *client, bool add)
+{
+	unsigned long idx, first = pcpt_index(client->start);
+	unsigned long last = pcpt_index(client->end - 1);
+	unsigned int cpu;
+
+	lockdep_assert_held(&pcpt_lock);
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = pcpt_roots[cpu];
+
+		if (!root)
+			continue;
+		for (idx = first; idx <= last; idx++)
+			if (!pcpt_live_change_ok(READ_ONCE(root[idx]),
+						 pcpt_private_value(client, cpu, idx, add)))
+				return false;
+	}
+	return true;
+}
+
+/* Add or remove @client's entries.  pcpt_lock held; roots are live. */
+static void pcpt_change_client(struct percpu_pgtable_client *client, bool add,
+			       pgd_t **roots, bool live)
+{
+	unsigned long idx, first = pcpt_index(client->start);
+	unsigned long last = pcpt_index(client->end - 1);
+	unsigned int cpu;
+
+	lockdep_assert_held(&pcpt_lock);
+	if (add) {
+		bitmap_set(pcpt_private, first, last - first + 1);
+		list_add_tail(&client->list, &pcpt_clients);
+	} else {
+		list_del(&client->list);
+		bitmap_clear(pcpt_private, first, last - first + 1);
+	}
+	for_each_possible_cpu(cpu) {
+		if (!roots[cpu])
+			continue;
+		for (idx = first; idx <= last; idx++) {
+			pgd_t val = pcpt_private_value(client, cpu, idx, add);
+
+			if (live)
+				pcpt_write(roots[cpu], idx, val);
+			else
+				WRITE_ONCE(roots[cpu][idx], val);
+		}
+	}
+}
+
+struct pcpt_replace {
+	struct percpu_pgtable_client *client;
+	bool add;
+	pgd_t **new;
+	atomic_t arrived;
+	int done;
+	int ret;
+};
+
+/*
+ * stop_machine() callback on every online CPU, interrupts off.  The last
+ * CPU to arrive runs the client's prepare hook, builds every new root
+ * (the current root with the client's entries changed) and publishes
+ * them, while the others spin here; then every CPU moves itself to its
+ * new root through arch_percpu_pgtable_install(), which parks TTBR1 on an
+ * empty table and invalidates this CPU's TLB before loading the new one:
+ * no CPU ever sees two valid translations of the same address.  Every
+ * CPU executes the same kernel text at the same addresses in both roots.
+ */
+static int pcpt_replace_fn(void *data)
+{
+	struct pcpt_replace *r = data;
+	unsigned int cpu = smp_processor_id();
+
+	if (atomic_inc_return(&r->arrived) == num_online_cpus()) {
+		unsigned int c;
+
+		if (r->client->prepare)
+			r->ret = r->client->prepare(r->client);
+		if (!r->ret) {
+			raw_spin_lock(&pcpt_lock);
+			for_each_possible_cpu(c) {
+				if (r->new[c])
+					arch_percpu_pgtable_copy(r->new[c], pcpt_roots[c]);
+			}
+			pcpt_change_client(r->client, r->add, r->new, false);
+			/* Every new root is visible to the walkers before use. */
+			arch_percpu_pgtable_sync();
+			for_each_possible_cpu(c) {
+				pgd_t *old = pcpt_roots[c];
+
+				if (!r->new[c])
+					continue;
+				/* Pairs with smp_load_acquire() in percpu_pgtable_root(). */
+				smp_store_release(&pcpt_roots[c], r->new[c]);
+				r->new[c] = old;
+			}
+			raw_spin_unlock(&pcpt_lock);
+		}
+		/* Pairs with the acquire below: the roots are complete. */
+		smp_store_release(&r->done, 1);
+	} else {
+		while (!smp_load_acquire(&r->done))
+			cpu_relax();
+	}
+	if (!r->ret && pcpt_roots[cpu])
+		arch_percpu_pgtable_install(cpu, pcpt_roots[cpu]);
+	return 0;
+}
+
+/*
+ * Give every CPU a new root with @client added or removed, when that
+ * changes valid entries.  Allocates the roots first, since nothing may
+ * sleep under stop_machine(); frees the old ones once no CPU can use
+ * them: the online ones switched, the others start on pcpt_roots[].
+ */
+static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
+{
+	struct pcpt_replace r = { .client = client, .add = add };
+	unsigned int cpu;
+	int ret = 0;
+
+	/* Nothing may hold a root across its replacement: see the top. */
+	if (WARN_ON_ONCE(system_state >= SYSTEM_RUNNING))
+		return -EBUSY;
+	r.new = kcalloc(nr_cpu_ids, sizeof(*r.new), GFP_KERNEL);
+	if (!r.new)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		if (!percpu_pgtable_root(cpu))
+			continue;
+		r.new[cpu] = arch_percpu_pgtable_alloc_late(cpu, cpu_to_node(cpu));
+		if (!r.new[cpu]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	atomic_set(&r.arrived, 0);
+	ret = stop_machine(pcpt_replace_fn, &r, cpu_online_mask);
+	ret = ret ?: r.ret;
+	/* On success r.new[] holds the old roots, else the unused new ones. */
+out:
+	for_each_possible_cpu(cpu) {
+		if (r.new[cpu])
+			arch_percpu_pgtable_free(r.new[cpu]);
+	}
+	kfree(r.new);
+	if (!ret && pcpt_protected) {
+		for_each_possible_cpu(cpu) {
+			if (pcpt_roots[cpu] &&
+			    arch_percpu_pgtable_protect(pcpt_roots[cpu]))
+				pr_warn("cpu%u: its new table stays writable in the linear map\n", cpu);
+		}
+	}
+	return ret;
+}
+
+/*
+ * Add or remove @client: in place where every change is from or to an
+ * empty entry, else through new roots.
+ */
+static int pcpt_set_client(struct percpu_pgtable_client *client, bool add)
+{
+	unsigned long flags;
+	bool in_place;
+
+	lockdep_assert_held(&pcpt_mutex);
+	raw_spin_lock_irqsave(&pcpt_lock, flags);
+	in_place = pcpt_in_place_ok(client, add);
+	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	/* pcpt_mutex keeps every other client change out meanwhile. */
+	if (!in_place)
+		return pcpt_replace_roots(client, add);
+	if (add && client->prepare) {
+		int ret = client->prepare(client);
+
+		if (ret)
+			return ret;
+	}
+	raw_spin_lock_irqsave(&pcpt_lock, flags);
+	pcpt_change_client(client, add, pcpt_roots, true);
+	arch_percpu_pgtable_sync();
+	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	/*
+	 * Empty entries were made valid, or valid ones empty: a broadcast
+	 * flush of every level, so no CPU keeps a walk-cache entry into what
+	 * the old entries pointed to, before the client frees anything.
+	 */
+	flush_tlb_all();
+	return 0;
+}
+
 /**
  * percpu_pgtable_register_client() - declare a private top-level range
  * @client: the client, with @name, @start, @end and @populate set
@@ -289,15 +549,23 @@ static bool pcpt_range_ok(struct percpu_pgtable_client *client)
  * every root, now for the roots that exist and later for any root built
  * afterwards.  The master's entries for the range are left alone.
  *
- * Context: process context; takes pcpt_lock.
+ * Where a root's entry is empty, it is written in place.  Where a root
+ * holds a valid entry there that @populate changes (the client takes over
+ * a live range, as the text replica takes over the image's), every CPU
+ * gets a new root instead, and moves to it itself under stop_machine();
+ * @prepare, if set, runs there first, on one CPU, with every other online
+ * CPU spinning with interrupts off.  That is allowed only during boot,
+ * before userspace runs (-EBUSY afterwards).
+ *
+ * Context: process context, may sleep; not from a stop_machine() callback.
  * Return: 0, -EINVAL for a malformed range, -EBUSY if the range overlaps
- * another client's, -ENODEV if per-CPU roots are not in use.
+ * another client's (or needs new roots after boot), -ENODEV if per-CPU
+ * roots are not in use, -ENOMEM, or what @prepare returned.
  */
 int percpu_pgtable_register_client(struct percpu_pgtable_client *client)
 {
-	unsigned long first, last, flags;
-	unsigned int cpu;
-	int ret = 0;
+	unsigned long first, last;
+	int ret;
 
 	if (!pcpt_range_ok(client))
 		return -EINVAL;
@@ -307,110 +575,63 @@ int percpu_pgtable_register_client(struct percpu_pgtable_client *client)
 	first = pcpt_index(client->start);
 	last = pcpt_index(client->end - 1);
 
-	raw_spin_lock_irqsave(&pcpt_lock, flags);
-	if (find_next_bit(pcpt_private, last + 1, first) <= last) {
+	mutex_lock(&pcpt_mutex);
+	if (find_next_bit(pcpt_private, last + 1, first) <= last)
 		ret = -EBUSY;
-		goto out;
-	}
-	bitmap_set(pcpt_private, first, last - first + 1);
-	list_add_tail(&client->list, &pcpt_clients);
-	for_each_possible_cpu(cpu) {
-		if (pcpt_roots[cpu])
-			pcpt_populate_client(client, cpu, pcpt_roots[cpu]);
-	}
-	arch_percpu_pgtable_sync();
-out:
-	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
-	/*
-	 * The copies may have held the master's valid entries here (the text
-	 * replica takes over the image's slot): no CPU may keep walking
-	 * through them.
-	 */
-	if (!ret)
-		flush_tlb_all();
+	else
+		ret = pcpt_set_client(client, true);
+	mutex_unlock(&pcpt_mutex);
 	if (!ret)
 		pr_info("client %s: private range %#lx-%#lx (entries %lu-%lu)\n",
 			client->name, client->start, client->end, first, last);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(percpu_pgtable_register_client);
 
 /**
  * percpu_pgtable_unregister_client() - give a private range back
  * @client: a registered client
  *
- * Restores the master's entries for the range in every copy, then flushes
- * every TLB and walk cache, so that no CPU keeps walking the client's
- * lower-level tables; the client may free them when this returns.
+ * Restores the master's entries for the range in every copy (in place, or
+ * through new roots where that replaces valid entries, as registration
+ * does), then flushes every TLB and walk cache, so that no CPU keeps
+ * walking the client's lower-level tables; the client may free them when
+ * this returns.
  *
- * Context: process context; takes init_mm's mmap lock, then pcpt_lock.
+ * Context: process context, may sleep.
+ * Return: 0, or -ENOMEM (-EBUSY after boot) if new roots were needed and
+ * could not be made: the client then stays registered.
  */
-void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
+int percpu_pgtable_unregister_client(struct percpu_pgtable_client *client)
 {
-	unsigned long first, last, idx, flags;
-	unsigned int cpu;
+	int ret;
 
-	first = pcpt_index(client->start);
-	last = pcpt_index(client->end - 1);
-
-	/* Keep ptdump walks (under init_mm's mmap lock) off the old tables. */
-	mmap_write_lock(&init_mm);
-	raw_spin_lock_irqsave(&pcpt_lock, flags);
-	list_del(&client->list);
-	for_each_possible_cpu(cpu) {
-		pgd_t *root = pcpt_roots[cpu];
-
-		if (!root)
-			continue;
-		for (idx = first; idx <= last; idx++)
-			pcpt_write(root, idx, READ_ONCE(init_mm.pgd[idx]));
-	}
-	bitmap_clear(pcpt_private, first, last - first + 1);
-	arch_percpu_pgtable_sync();
-	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
-	mmap_write_unlock(&init_mm);
-
-	/*
-	 * Clear, barrier, then a broadcast flush of every level (the range is
-	 * at least one top-level entry, so flushing it all costs no more), and
-	 * only then may the client free its tables.
-	 */
-	flush_tlb_all();
+	mutex_lock(&pcpt_mutex);
+	ret = pcpt_set_client(client, false);
+	mutex_unlock(&pcpt_mutex);
+	return ret;
 }
-EXPORT_SYMBOL_GPL(percpu_pgtable_unregister_client);
 
-/**
- * percpu_pgtable_set_private() - write one private top-level entry
- * @client: the registered client that owns @addr
- * @cpu: whose root to write
- * @addr: an address in the client's range
- * @pgd: the new value
- *
- * For a client changing its own entries after registration.  Installing a
- * table into an empty entry needs nothing else; replacing or clearing a
- * valid entry needs the caller to flush @addr's range from the TLBs before
- * it frees or reuses what the old entry pointed to.
- *
- * Context: any but NMI; takes pcpt_lock with interrupts disabled.
- */
-void percpu_pgtable_set_private(struct percpu_pgtable_client *client,
-				unsigned int cpu, unsigned long addr, pgd_t pgd)
+/* For debugfs and the tests: the master's top-level entries. */
+static unsigned long __maybe_unused pcpt_master_entries(void)
 {
-	unsigned long flags;
+	unsigned long idx, n = 0;
 
-	if (WARN_ON_ONCE(addr < client->start || addr >= client->end ||
-			 cpu >= nr_cpu_ids))
-		return;
-
-	raw_spin_lock_irqsave(&pcpt_lock, flags);
-	/* A stale client must not write an entry that is shared again. */
-	if (!WARN_ON_ONCE(!test_bit(pcpt_index(addr), pcpt_private)) &&
-	    pcpt_roots[cpu])
-		pcpt_write(pcpt_roots[cpu], pcpt_index(addr), pgd);
-	arch_percpu_pgtable_sync();
-	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	for (idx = 0; idx < PTRS_PER_PGD; idx++)
+		n += !!pgd_val(READ_ONCE(init_mm.pgd[idx]));
+	return n;
 }
-EXPORT_SYMBOL_GPL(percpu_pgtable_set_private);
+
+/* The first vmalloc address whose top-level entry is empty, or 0. */
+static unsigned long __maybe_unused pcpt_vmalloc_free_slot(void)
+{
+	unsigned long addr;
+
+	for (addr = ALIGN(VMALLOC_START, PGDIR_SIZE);
+	     addr >= VMALLOC_START && addr + PGDIR_SIZE <= VMALLOC_END; addr += PGDIR_SIZE)
+		if (!pgd_val(READ_ONCE(*pgd_offset_k(addr))))
+			return addr;
+	return 0;
+}
 
 /**
  * percpu_pgtable_check() - compare every copy with the master
@@ -532,6 +753,10 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "read-only: %s\n", percpu_pgtable_protected() ? "yes" : "no");
 	seq_printf(m, "failed: %*pbl\n", cpumask_pr_args(&pcpt_failed));
 	seq_printf(m, "master: %pa\n", &(phys_addr_t){ __pa_symbol(init_mm.pgd) });
+	/* For tests that must write a new top-level entry. */
+	seq_printf(m, "master entries: %lu\n", pcpt_master_entries());
+	seq_printf(m, "vmalloc free slot: %#lx\n", pcpt_vmalloc_free_slot());
+	mutex_lock(&pcpt_mutex);
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		pgd_t *root = percpu_pgtable_root(cpu);
@@ -555,6 +780,7 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 		seq_printf(m, "client %s: %#lx-%#lx\n", client->name,
 			   client->start, client->end);
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	mutex_unlock(&pcpt_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcpt_status);
@@ -562,13 +788,16 @@ DEFINE_SHOW_ATTRIBUTE(pcpt_status);
 static int pcpt_dump_show(struct seq_file *m, void *v)
 {
 	unsigned int cpu = (unsigned long)m->private;
-	pgd_t *root = percpu_pgtable_root(cpu);
+	pgd_t *root;
 
-	if (!root) {
+	/* Keeps the root from being replaced and freed under the walk. */
+	mutex_lock(&pcpt_mutex);
+	root = percpu_pgtable_root(cpu);
+	if (root)
+		arch_percpu_pgtable_dump(m, root);
+	else
 		seq_printf(m, "cpu%u runs on the master table: see kernel_page_tables\n", cpu);
-		return 0;
-	}
-	arch_percpu_pgtable_dump(m, root);
+	mutex_unlock(&pcpt_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcpt_dump);

@@ -33,6 +33,11 @@ struct seq_file;
  *	returns the same lower-level tables for every CPU of a node.  Must not
  *	sleep or allocate.  The core writes the entry: roots are read-only in
  *	the linear map once boot is done.
+ * @prepare: optional; called once before any CPU can translate through
+ *	the client's entries: on one CPU under stop_machine(), every other
+ *	online CPU spinning with interrupts off, when registration replaces
+ *	every root (the range held valid entries), else in the registering
+ *	context.  Returns 0 or an error, which cancels the registration.
  * @list: internal, on the list of registered clients
  *
  * The range must be one nothing else maps: outside vmalloc, or reserved
@@ -46,6 +51,7 @@ struct percpu_pgtable_client {
 	unsigned long end;
 	pgd_t (*populate)(struct percpu_pgtable_client *client,
 			  unsigned int cpu, unsigned long addr);
+	int (*prepare)(struct percpu_pgtable_client *client);
 	struct list_head list;
 };
 
@@ -56,14 +62,15 @@ pgd_t *percpu_pgtable_root(unsigned int cpu);
 bool percpu_pgtable_set_entry(pgd_t *pgdp, pgd_t pgd);
 void __init percpu_pgtable_init(void);
 int percpu_pgtable_register_client(struct percpu_pgtable_client *client);
-void percpu_pgtable_unregister_client(struct percpu_pgtable_client *client);
-void percpu_pgtable_set_private(struct percpu_pgtable_client *client,
-				unsigned int cpu, unsigned long addr, pgd_t pgd);
+int percpu_pgtable_unregister_client(struct percpu_pgtable_client *client);
 unsigned long percpu_pgtable_check(struct seq_file *m);
 bool percpu_pgtable_protected(void);
 
 /* Provided by the architecture (see Documentation/mm/percpu-pgtable.rst). */
 pgd_t *arch_percpu_pgtable_alloc(unsigned int cpu, int nid, size_t *bytes);
+pgd_t *arch_percpu_pgtable_alloc_late(unsigned int cpu, int nid);
+void arch_percpu_pgtable_copy(pgd_t *new, pgd_t *old);
+void arch_percpu_pgtable_free(pgd_t *root);
 void arch_percpu_pgtable_write_master(pgd_t *pgdp, pgd_t pgd);
 void arch_percpu_pgtable_sync(void);
 void arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd);

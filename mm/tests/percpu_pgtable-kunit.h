@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/kstrtox.h>
 #include <linux/kthread.h>
 #include <linux/memory_hotplug.h>
 #include <linux/pgalloc.h>
@@ -175,6 +176,79 @@ static void pcpt_test_vmalloc_populate(struct kunit *test)
 	vfree(p);
 	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
 }
+
+#ifdef CONFIG_HAVE_ARCH_HUGE_VMALLOC
+struct pcpt_huge_read {
+	const u64 *p;
+	size_t words;
+	unsigned long bad[NR_CPUS];
+};
+
+static void pcpt_huge_read_fn(void *data)
+{
+	struct pcpt_huge_read *h = data;
+	unsigned long bad = 0;
+	size_t i;
+
+	for (i = 0; i < h->words; i += 512)
+		bad += READ_ONCE(h->p[i]) != (u64)i * 0x9e3779b97f4a7c15ULL;
+	h->bad[smp_processor_id()] = bad;
+}
+
+/*
+ * vmalloc() with VM_ALLOW_HUGE_VMAP in an empty top-level slot: the
+ * generic code populates the new top-level entry (the propagation point)
+ * and then installs a block mapping below it without page_table_lock
+ * (vmap_try_huge_pmd()).  Every CPU must reach the block through its own
+ * root.  arm64 allows block mappings in vmalloc space only without
+ * CONFIG_PTDUMP_DEBUGFS; that configuration runs this test for real.
+ */
+static void pcpt_test_huge_vmap(struct kunit *test)
+{
+	struct pcpt_huge_read *h;
+	unsigned long addr, idx, va;
+	unsigned int cpu;
+	pmd_t *pmdp;
+	u64 *p;
+	size_t i;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	if (!arch_vmap_pmd_supported(PAGE_KERNEL))
+		kunit_skip(test, "no block mappings in vmalloc space here (arm64: CONFIG_PTDUMP_DEBUGFS=y)");
+	addr = pcpt_vmalloc_free_slot();
+	if (!addr)
+		kunit_skip(test, "no unused top-level slot in vmalloc space");
+	idx = pgd_index(addr);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+
+	/* One node: NUMA_NO_NODE would spread it, a page per node. */
+	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, addr, addr + PGDIR_SIZE,
+				 GFP_KERNEL, PAGE_KERNEL, VM_ALLOW_HUGE_VMAP, numa_node_id(),
+				 __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	va = (unsigned long)p;
+	KUNIT_EXPECT_EQ(test, pgd_index(va), idx);
+	pmdp = pmd_off_k(va);
+	KUNIT_EXPECT_TRUE_MSG(test, pmdp && pmd_leaf(pmdp_get(pmdp)),
+			      "%#lx is not mapped by a block: no huge vmap path taken", va);
+	pcpt_expect_everywhere(test, idx, true);
+
+	h->p = p;
+	h->words = PMD_SIZE / sizeof(u64);
+	for (i = 0; i < h->words; i += 512)
+		p[i] = (u64)i * 0x9e3779b97f4a7c15ULL;
+	cpus_read_lock();
+	on_each_cpu(pcpt_huge_read_fn, h, 1);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ_MSG(test, h->bad[cpu], 0,
+				    "cpu%u reads other bytes through its root", cpu);
+	cpus_read_unlock();
+	vfree(p);
+	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+}
+#endif
 
 /*
  * Populate a top-level entry with the generic kernel populate helper of
@@ -386,6 +460,116 @@ out:
 }
 
 /*
+ * A lockless walker reads the master (vmap_try_huge_p?d() installs blocks
+ * below a master entry it found without any lock) and then touches the
+ * range through its own CPU's root.  So the moment the master shows a new
+ * entry, every copy must already hold it.  The watcher spins on the
+ * master entry from the CPU whose copy the propagation writes last, and
+ * compares its own copy the instant the entry appears.
+ */
+struct pcpt_race {
+	unsigned long idx;
+	pgd_t *root;		/* the watcher's own */
+	int round;		/* written by the test, read by the watcher */
+	int acked;		/* the last round the watcher checked */
+	int early;		/* rounds the master was ahead of the copy */
+	pgd_t seen_master, seen_copy;
+};
+
+static int pcpt_race_fn(void *data)
+{
+	struct pcpt_race *r = data;
+
+	while (!kthread_should_stop()) {
+		/* Pairs with the release of the round: the last clear is seen. */
+		int round = smp_load_acquire(&r->round);
+		pgd_t m = READ_ONCE(init_mm.pgd[r->idx]), c;
+
+		if (pcpt_entry_none(m) || r->acked == round) {
+			cpu_relax();
+			continue;
+		}
+		/* The copy is read after the master, as a walker would. */
+		smp_rmb();
+		c = READ_ONCE(r->root[r->idx]);
+		if (!arch_percpu_pgtable_same(m, c)) {
+			r->early++;
+			r->seen_master = m;
+			r->seen_copy = c;
+		}
+		/* Pairs with the test's acquire before it clears the entry. */
+		smp_store_release(&r->acked, round);
+	}
+	return 0;
+}
+
+static void pcpt_test_master_last(struct kunit *test)
+{
+	struct pcpt_race *r;
+	struct task_struct *t;
+	unsigned int cpu, watcher = nr_cpu_ids;
+	unsigned long addr, deadline;
+	int round, rounds = 20, checked = 0;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+
+	cpus_read_lock();
+	migrate_disable();
+	/*
+	 * The propagation walks CPUs in order: the last one is written last.
+	 * Not this one, which does the writing.
+	 */
+	for_each_online_cpu(cpu)
+		if (percpu_pgtable_root(cpu) && cpu != smp_processor_id())
+			watcher = cpu;
+	if (watcher >= nr_cpu_ids) {
+		migrate_enable();
+		cpus_read_unlock();
+		kunit_skip(test, "needs two online CPUs, one with its own root");
+	}
+	addr = pcpt_claim_slot();
+	if (!addr) {
+		migrate_enable();
+		cpus_read_unlock();
+		kunit_skip(test, "no unused top-level slot in the linear map");
+	}
+	r->idx = pgd_index(addr);
+	r->root = percpu_pgtable_root(watcher);
+	t = kthread_create_on_cpu(pcpt_race_fn, r, watcher, "pcpt_race/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	wake_up_process(t);
+
+	for (round = 1; round <= rounds; round++) {
+		void *table;
+
+		smp_store_release(&r->round, round);
+		table = pcpt_populate_root(addr);
+		if (!table)
+			break;
+		deadline = jiffies + HZ;
+		while (smp_load_acquire(&r->acked) != round && time_before(jiffies, deadline))
+			cpu_relax();
+		checked += smp_load_acquire(&r->acked) == round;
+		pcpt_clear_root(addr, table);
+	}
+	migrate_enable();
+	kthread_stop(t);
+	put_task_struct(t);
+	pcpt_release_slot(addr);
+	cpus_read_unlock();
+
+	KUNIT_EXPECT_EQ_MSG(test, r->early, 0,
+			    "cpu%u saw the master entry %#llx while its own copy held %#llx",
+			    watcher, (u64)pgd_val(r->seen_master), (u64)pgd_val(r->seen_copy));
+	KUNIT_EXPECT_EQ(test, checked, rounds);
+	KUNIT_EXPECT_GT(test, rounds, 0);
+}
+
+/*
  * A private range: every CPU (or every node) maps its own page at the same
  * address.  Each CPU must read its own bytes there, and unregistering
  * must give every copy the master's entry back.
@@ -496,12 +680,19 @@ static void pcpt_read_fn(void *data)
 	ctx->got[smp_processor_id()] = pcpt_read_private(ctx->addr);
 }
 
-static void pcpt_private_case(struct kunit *test, bool per_node)
+/*
+ * @takeover: the master's entry is valid (an empty table) when the client
+ * registers, so registering and unregistering change valid entries of
+ * live roots: every CPU must move to a new root, and back.
+ */
+static void pcpt_private_case(struct kunit *test, bool per_node, bool takeover)
 {
 	struct pcpt_test_client *t;
 	struct pcpt_read_ctx *ctx;
+	phys_addr_t *before, *after;
 	unsigned long addr, idx;
 	unsigned int cpu, i, n = per_node ? nr_node_ids : nr_cpu_ids;
+	void *master_table = NULL;
 	int ret;
 
 	if (!percpu_pgtable_active())
@@ -518,6 +709,10 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 	t->scratch = kunit_kcalloc(test, n, sizeof(*t->scratch), GFP_KERNEL);
 	t->page = kunit_kcalloc(test, n, sizeof(*t->page), GFP_KERNEL);
 	ctx->got = kunit_kcalloc(test, nr_cpu_ids, sizeof(*ctx->got), GFP_KERNEL);
+	before = kunit_kcalloc(test, nr_cpu_ids, sizeof(*before), GFP_KERNEL);
+	after = kunit_kcalloc(test, nr_cpu_ids, sizeof(*after), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
 	KUNIT_ASSERT_NOT_NULL(test, t->scratch);
 	KUNIT_ASSERT_NOT_NULL(test, t->page);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->got);
@@ -542,11 +737,35 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 			ret = -ENOMEM;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "could not build the private tables");
+	if (!ret && takeover) {
+		master_table = pcpt_populate_root(addr);
+		KUNIT_EXPECT_NOT_NULL(test, master_table);
+		ret = master_table ? 0 : -ENOMEM;
+	}
 
+	cpus_read_lock();
+	on_each_cpu(pcpt_test_loaded_fn, before, 1);
+	cpus_read_unlock();
 	if (!ret)
 		ret = percpu_pgtable_register_client(&t->client);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
+		cpus_read_lock();
+		on_each_cpu(pcpt_test_loaded_fn, after, 1);
+		for_each_online_cpu(cpu) {
+			pgd_t *root = percpu_pgtable_root(cpu);
+
+			if (!root)
+				continue;
+			/* Each CPU runs on its root, a new one only after a takeover. */
+			KUNIT_EXPECT_EQ(test, after[cpu], virt_to_phys(root));
+			KUNIT_EXPECT_EQ_MSG(test, after[cpu] != before[cpu], takeover,
+					    "cpu%u root %pa -> %pa", cpu, &before[cpu], &after[cpu]);
+			if (node_state(cpu_to_node(cpu), N_MEMORY))
+				KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(root)),
+						cpu_to_node(cpu));
+		}
+		cpus_read_unlock();
 		/* Private entries differ; the shared ones still match. */
 		KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
 		ctx->addr = addr;
@@ -561,9 +780,12 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 			KUNIT_EXPECT_EQ_MSG(test, ctx->got[cpu], 0x5eed0000ULL + want,
 					    "cpu%u read %#llx", cpu, ctx->got[cpu]);
 		}
-		percpu_pgtable_unregister_client(&t->client);
-		pcpt_expect_everywhere(test, idx, false);
+		KUNIT_EXPECT_EQ(test, percpu_pgtable_unregister_client(&t->client), 0);
+		pcpt_expect_everywhere(test, idx, takeover);
+		KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
 	}
+	if (master_table)
+		pcpt_clear_root(addr, master_table);
 
 	for (i = 0; i < n; i++) {
 		if (t->scratch[i])
@@ -576,12 +798,18 @@ static void pcpt_private_case(struct kunit *test, bool per_node)
 
 static void pcpt_test_private_per_cpu(struct kunit *test)
 {
-	pcpt_private_case(test, false);
+	pcpt_private_case(test, false, false);
+}
+
+/* A client that takes over live entries: new roots, switched to by each CPU. */
+static void pcpt_test_private_takeover(struct kunit *test)
+{
+	pcpt_private_case(test, false, true);
 }
 
 static void pcpt_test_private_per_node(struct kunit *test)
 {
-	pcpt_private_case(test, true);
+	pcpt_private_case(test, true, false);
 }
 
 /*
@@ -616,11 +844,133 @@ static void pcpt_test_read_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pages, 3 * pcpt_nr_roots);
 }
 
+#ifdef CONFIG_DEBUG_FS
+/*
+ * For the selftests (pcpt_vmalloc.sh): writing "ADDR" to debugfs
+ * percpu_pgtable/test_vmalloc, ADDR the start of a vmalloc range whose
+ * top-level entry is empty, vmallocs a page there on a CPU of every node
+ * at once (the first creates the top-level entry while the others race
+ * to use it), reads every page back on every online CPU, through its own
+ * root, and frees them.  The write fails with -EIO on any wrong byte.
+ */
+struct pcpt_vm {
+	unsigned long addr;
+	void *page[MAX_NUMNODES];
+	struct completion go;
+	atomic_t left;
+	struct completion done;
+	unsigned long bad;
+};
+
+static int pcpt_vm_alloc_fn(void *data)
+{
+	struct pcpt_vm *v = data;
+	int nid = numa_node_id();
+	u64 *p;
+
+	wait_for_completion(&v->go);
+	p = __vmalloc_node_range(PAGE_SIZE, PAGE_SIZE, v->addr, v->addr + PGDIR_SIZE,
+				 GFP_KERNEL, PAGE_KERNEL, 0, nid, __builtin_return_address(0));
+	if (p)
+		*p = 0x5043505456000000ULL | nid;
+	v->page[nid] = p;
+	if (atomic_dec_and_test(&v->left))
+		complete(&v->done);
+	return 0;
+}
+
+static long pcpt_vm_read_fn(void *data)
+{
+	struct pcpt_vm *v = data;
+	int nid;
+
+	for_each_online_node(nid)
+		if (v->page[nid] &&
+		    READ_ONCE(*(u64 *)v->page[nid]) != (0x5043505456000000ULL | nid))
+			v->bad++;
+	return 0;
+}
+
+static ssize_t pcpt_test_vmalloc_write(struct file *file, const char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	struct pcpt_vm *v;
+	unsigned long addr;
+	unsigned int cpu, started = 0, made = 0;
+	int nid, ret;
+
+	ret = kstrtoul_from_user(ubuf, count, 0, &addr);
+	if (ret)
+		return ret;
+	if (!IS_ALIGNED(addr, PGDIR_SIZE) || addr < VMALLOC_START ||
+	    addr + PGDIR_SIZE > VMALLOC_END || pgd_val(READ_ONCE(*pgd_offset_k(addr)))) {
+		pr_warn("test_vmalloc: %#lx is not an empty top-level slot of vmalloc space (see 'vmalloc free slot' in status)\n",
+			addr);
+		return -EINVAL;
+	}
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->addr = addr;
+	init_completion(&v->go);
+	init_completion(&v->done);
+	cpus_read_lock();
+	atomic_set(&v->left, 1);
+	for_each_online_node(nid) {
+		struct task_struct *t;
+
+		cpu = cpumask_first_and(cpumask_of_node(nid), cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			continue;
+		t = kthread_create_on_cpu(pcpt_vm_alloc_fn, v, cpu, "pcpt_vm/%u");
+		if (IS_ERR(t))
+			continue;
+		atomic_inc(&v->left);
+		started++;
+		wake_up_process(t);
+	}
+	complete_all(&v->go);
+	if (!atomic_dec_and_test(&v->left))
+		wait_for_completion(&v->done);
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, pcpt_vm_read_fn, v);
+	cpus_read_unlock();
+	for_each_online_node(nid)
+		made += !!v->page[nid];
+	pr_info("test_vmalloc: %u pages at %#lx from %u nodes, %lu bad reads\n",
+		made, addr, started, v->bad);
+	ret = v->bad || !made || made != started ? -EIO : count;
+	for_each_online_node(nid)
+		vfree(v->page[nid]);
+	kfree(v);
+	return ret;
+}
+
+static const struct file_operations pcpt_test_vmalloc_fops = {
+	.write = pcpt_test_vmalloc_write,
+	.llseek = noop_llseek,
+};
+
+static int __init pcpt_test_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_lookup("percpu_pgtable", NULL);
+
+	if (dir && percpu_pgtable_active())
+		debugfs_create_file("test_vmalloc", 0200, dir, NULL, &pcpt_test_vmalloc_fops);
+	dput(dir);
+	return 0;
+}
+late_initcall_sync(pcpt_test_debugfs_init);
+#endif
+
 static struct kunit_case pcpt_test_cases[] = {
 	KUNIT_CASE(pcpt_test_roots),
 	KUNIT_CASE(pcpt_test_loaded),
 	KUNIT_CASE(pcpt_test_consistent),
 	KUNIT_CASE(pcpt_test_vmalloc_populate),
+#ifdef CONFIG_HAVE_ARCH_HUGE_VMALLOC
+	KUNIT_CASE(pcpt_test_huge_vmap),
+#endif
 	KUNIT_CASE(pcpt_test_populate_clear),
 #ifdef CONFIG_MEMORY_HOTPLUG
 	KUNIT_CASE(pcpt_test_vmemmap),
@@ -629,8 +979,10 @@ static struct kunit_case pcpt_test_cases[] = {
 	KUNIT_CASE(pcpt_test_kasan_shadow),
 #endif
 	KUNIT_CASE_SLOW(pcpt_test_concurrent),
+	KUNIT_CASE(pcpt_test_master_last),
 	KUNIT_CASE(pcpt_test_private_per_cpu),
 	KUNIT_CASE(pcpt_test_private_per_node),
+	KUNIT_CASE(pcpt_test_private_takeover),
 	KUNIT_CASE(pcpt_test_read_only),
 	{}
 };

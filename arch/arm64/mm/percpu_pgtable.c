@@ -13,15 +13,20 @@
  *
  * so the entry trampolines and software PAN, which find those tables by
  * fixed offsets from TTBR1, work unchanged for every copy.  Blocks are
- * allocated from memblock on the CPU's node at boot and never freed.
+ * allocated from memblock on the CPU's node at boot; a client that takes
+ * over valid entries gets every CPU a new block from the page allocator
+ * (mm/percpu_pgtable.c, pcpt_replace_roots()), and the old one is freed.
  *
  * The master is written by set_swapper_pgd() (arch/arm64/mm/mmu.c), which
  * hands every write to percpu_pgtable_set_entry() once the copies exist.
  */
 #define pr_fmt(fmt) "percpu_pgtable: " fmt
 
+#include <linux/gfp.h>
 #include <linux/init.h>
+#include <linux/kmemleak.h>
 #include <linux/memblock.h>
+#include <linux/mm.h>
 #include <linux/percpu_pgtable.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -32,7 +37,9 @@
 #include <asm/pgtable.h>
 #include <asm/ptdump.h>
 #include <asm/set_memory.h>
+#include <asm/smp.h>
 #include <asm/sysreg.h>
+#include <asm/tlbflush.h>
 
 #define PCPT_BLOCK_SIZE		(3 * PAGE_SIZE)
 
@@ -59,6 +66,72 @@ pgd_t * __init arch_percpu_pgtable_alloc(unsigned int cpu, int nid, size_t *byte
 		return NULL;
 	*bytes = PCPT_BLOCK_SIZE;
 	return block + TRAMP_SWAPPER_OFFSET;
+}
+
+/**
+ * arch_percpu_pgtable_alloc_late() - allocate a block after boot
+ * @cpu: the CPU
+ * @nid: its node; the page allocator falls back to another node
+ *
+ * Context: process context, may sleep.
+ * Return: the root of a zeroed block, or NULL.
+ */
+pgd_t *arch_percpu_pgtable_alloc_late(unsigned int cpu, int nid)
+{
+	void *block;
+
+	/*
+	 * A CPU that failed to go offline still runs on its old root, which
+	 * the caller would free.
+	 */
+	if (cpus_are_stuck_in_kernel()) {
+		pr_warn("CPUs stuck in the kernel: no new tables\n");
+		return NULL;
+	}
+	block = alloc_pages_exact_nid(nid, PCPT_BLOCK_SIZE, GFP_KERNEL | __GFP_ZERO);
+	return block ? block + TRAMP_SWAPPER_OFFSET : NULL;
+}
+
+/**
+ * arch_percpu_pgtable_copy() - copy a whole block into a new one
+ * @new: root of the new block, which no CPU runs on yet
+ * @old: root of the block to copy: the trampoline root, the zero page
+ *	and the root itself
+ */
+void arch_percpu_pgtable_copy(pgd_t *new, pgd_t *old)
+{
+	memcpy((void *)new - TRAMP_SWAPPER_OFFSET, (void *)old - TRAMP_SWAPPER_OFFSET,
+	       PCPT_BLOCK_SIZE);
+	/* Visible to the table walkers before any CPU loads @new. */
+	dsb(ishst);
+}
+
+/**
+ * arch_percpu_pgtable_free() - free a block no CPU can run on any more
+ * @root: its root, from memblock at boot or from
+ *	arch_percpu_pgtable_alloc_late()
+ *
+ * A protected block gets its writable linear alias back first.
+ *
+ * Context: process context, may sleep.
+ */
+void arch_percpu_pgtable_free(pgd_t *root)
+{
+	void *block = (void *)root - TRAMP_SWAPPER_OFFSET;
+	unsigned long addr = (unsigned long)block;
+	struct page *page = virt_to_page(block);
+	int i;
+
+	for (i = 0; i < PCPT_BLOCK_SIZE / PAGE_SIZE; i++)
+		set_direct_map_default_noflush(page + i);
+	flush_tlb_kernel_range(addr, addr + PCPT_BLOCK_SIZE);
+	if (PageReserved(page)) {
+		/* From memblock at boot: memblock_free_late() is __init. */
+		kmemleak_free_part_phys(__pa(block), PCPT_BLOCK_SIZE);
+		free_reserved_area(block, block + PCPT_BLOCK_SIZE, -1, NULL);
+	} else {
+		free_pages_exact(block, PCPT_BLOCK_SIZE);
+	}
 }
 
 /**
@@ -105,7 +178,7 @@ void noinstr arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd)
  *
  * Return: 0, or -EINVAL if the linear map cannot be changed per page.
  */
-int __init arch_percpu_pgtable_protect(pgd_t *root)
+int arch_percpu_pgtable_protect(pgd_t *root)
 {
 	return set_direct_map_ro((unsigned long)root - TRAMP_SWAPPER_OFFSET,
 				 PCPT_BLOCK_SIZE / PAGE_SIZE);
@@ -162,7 +235,7 @@ phys_addr_t arch_percpu_pgtable_loaded(void)
  */
 void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root)
 {
-#ifdef CONFIG_PTDUMP
+#ifdef CONFIG_PTDUMP_DEBUGFS
 	ptdump_walk_kernel_root(m, root);
 #else
 	unsigned long idx;
@@ -198,3 +271,90 @@ static int __init percpu_pgtable_tramp_init(void)
 	return 0;
 }
 postcore_initcall(percpu_pgtable_tramp_init);
+
+#if IS_ENABLED(CONFIG_PERCPU_PGTABLE_KUNIT_TEST) && IS_ENABLED(CONFIG_KEXEC_CORE)
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/percpu.h>
+#include <linux/workqueue.h>
+#include <asm/kexec.h>
+#include <asm/suspend.h>
+
+/*
+ * A power-down idle state loses the CPU's context: firmware brings the
+ * CPU back at cpu_resume with the MMU off, and the kernel rebuilds its
+ * state from the suspend context.  QEMU's PSCI CPU_SUSPEND only waits for
+ * an interrupt, so this suspend finisher does what firmware would: MMU
+ * off (cpu_soft_restart(), from the idmap) and a branch to cpu_resume.
+ */
+static int pcpt_test_lose_context(unsigned long unused)
+{
+	typeof(cpu_soft_restart) *restart = (void *)__pa_symbol(cpu_soft_restart);
+
+	cpu_install_idmap();
+	restart(0, __pa_symbol(cpu_resume), 0, 0, 0);
+	return -EINVAL;
+}
+
+static DEFINE_PER_CPU(unsigned long, pcpt_test_resume_probe);
+
+struct pcpt_test_resume {
+	int ret;
+	phys_addr_t loaded;
+	unsigned long probe;
+};
+
+static long pcpt_test_resume_cpu(void *data)
+{
+	struct pcpt_test_resume *r = data;
+	unsigned int cpu = smp_processor_id();
+
+	r->ret = cpu_suspend(0, pcpt_test_lose_context);
+	r->loaded = arch_percpu_pgtable_loaded();
+	/* Through the window when it is in use: this CPU's copy only. */
+	this_cpu_write(pcpt_test_resume_probe, cpu + 1);
+	r->probe = *per_cpu_ptr(&pcpt_test_resume_probe, cpu);
+	return 0;
+}
+
+/*
+ * Every online CPU loses its context in cpu_suspend() and must come back
+ * on its own root.  With irq tracing (the debug configuration), the first
+ * C code after cpu_resume already uses this_cpu ops, which fault on
+ * swapper_pg_dir: that is where a missing switch shows.
+ */
+static void pcpt_test_resume(struct kunit *test)
+{
+	struct pcpt_test_resume r;
+	unsigned int cpu;
+
+	if (!percpu_pgtable_active())
+		kunit_skip(test, "per-CPU kernel page tables are off");
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+		phys_addr_t want = root ? virt_to_phys(root) : __pa_symbol(swapper_pg_dir);
+
+		r = (struct pcpt_test_resume){ .ret = -1 };
+		work_on_cpu(cpu, pcpt_test_resume_cpu, &r);
+		KUNIT_EXPECT_EQ_MSG(test, r.ret, 0, "cpu%u: cpu_suspend() failed", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, r.loaded, want,
+				    "cpu%u resumed on %pa, not on %pa", cpu, &r.loaded, &want);
+		KUNIT_EXPECT_EQ_MSG(test, r.probe, cpu + 1UL,
+				    "cpu%u: this_cpu_write() after resume went elsewhere", cpu);
+	}
+	cpus_read_unlock();
+}
+
+static struct kunit_case pcpt_arm64_test_cases[] = {
+	KUNIT_CASE(pcpt_test_resume),
+	{}
+};
+
+static struct kunit_suite pcpt_arm64_test_suite = {
+	.name = "percpu_pgtable_arm64",
+	.test_cases = pcpt_arm64_test_cases,
+};
+
+kunit_test_suite(pcpt_arm64_test_suite);
+#endif

@@ -679,64 +679,44 @@ static pgd_t tr_populate(struct percpu_pgtable_client *client,
 	return READ_ONCE(*pgd_offset_pgd(tr_nodes[use].pgd, addr));
 }
 
-static struct percpu_pgtable_client tr_client = {
-	.name = "text_replica",
-	.populate = tr_populate,
-};
-
-struct tr_switch {
-	atomic_t arrived;
-	int done;
-	int ret;
-};
-
 /*
- * Runs on every online CPU with interrupts off.  The last to arrive fills
- * the copies from the master and switches the roots while the others
- * spin in this loop (as aarch64_insn_patch_text_cb() does), so no CPU runs
- * anything else while its text mapping changes.  The old and the new
- * translation of every text address have the same size and attributes and
- * map identical bytes.
+ * Runs on one CPU under stop_machine(), every other online CPU spinning
+ * with interrupts off, before any CPU switches to a root that maps the
+ * copies (percpu_pgtable_register_client() replaces every root, since the
+ * image's top-level entries are live).  No patcher runs meanwhile:
+ * patch_lock holders keep interrupts off, so stop_machine() waits for
+ * them.  From here on every text write goes to every copy.
  */
-static int tr_switch_cpu(void *data)
+static int tr_prepare(struct percpu_pgtable_client *client)
 {
-	struct tr_switch *sw = data;
 	unsigned long master = (unsigned long)lm_alias(_stext);
 	int nid;
 
-	if (atomic_inc_return(&sw->arrived) == num_online_cpus()) {
-		/*
-		 * A patcher may have written the master and been preempted
-		 * before its own maintenance by the text address, which from
-		 * now on reaches its node's copy only: clean the master here.
-		 */
-		tr_sync_icache(master, master + tr_size);
-		for_each_node(nid) {
-			unsigned long va;
+	/*
+	 * A patcher may have written the master and been preempted before
+	 * its own maintenance by the text address, which from now on reaches
+	 * its node's copy only: clean the master here.
+	 */
+	tr_sync_icache(master, master + tr_size);
+	for_each_node(nid) {
+		unsigned long va;
 
-			if (!tr_has_copy(nid) || !tr_nodes[nid].pgd)
-				continue;
-			va = (unsigned long)__va(tr_nodes[nid].base);
-			memcpy((void *)va, (void *)master, tr_size);
-			/* Fetches from the copy must see what was written. */
-			tr_sync_icache(va, va + tr_size);
-		}
-		WRITE_ONCE(tr_active, true);
-		/* Writes every CPU's entries, then flushes all TLBs. */
-		sw->ret = percpu_pgtable_register_client(&tr_client);
-		if (sw->ret)
-			WRITE_ONCE(tr_active, false);
-		/* Pairs with the acquire below: the waiters see it all done. */
-		smp_store_release(&sw->done, 1);
-	} else {
-		/* Pairs with the leader's release. */
-		while (!smp_load_acquire(&sw->done))
-			cpu_relax();
+		if (!tr_has_copy(nid) || !tr_nodes[nid].pgd)
+			continue;
+		va = (unsigned long)__va(tr_nodes[nid].base);
+		memcpy((void *)va, (void *)master, tr_size);
+		/* Fetches from the copy must see what was written. */
+		tr_sync_icache(va, va + tr_size);
 	}
-	/* Discard instructions fetched through the old translation. */
-	isb();
+	WRITE_ONCE(tr_active, true);
 	return 0;
 }
+
+static struct percpu_pgtable_client tr_client = {
+	.name = "text_replica",
+	.populate = tr_populate,
+	.prepare = tr_prepare,
+};
 
 #ifdef CONFIG_MODULES
 
@@ -1111,7 +1091,6 @@ static void tr_mw_setup(void)
  */
 void text_replica_init(void)
 {
-	struct tr_switch sw = { .arrived = ATOMIC_INIT(0) };
 	unsigned long npages = tr_size >> PAGE_SHIFT;
 	u64 t0 = ktime_get_ns();
 	int nid, ret;
@@ -1162,11 +1141,15 @@ void text_replica_init(void)
 		goto inactive;
 	}
 
-	ret = stop_machine(tr_switch_cpu, &sw, cpu_online_mask);
-	if (ret || sw.ret) {
-		sw.ret = sw.ret ?: ret;
+	/*
+	 * Every CPU moves to a new root that maps its node's copy: no live
+	 * translation of the text changes (break-before-make by TTBR1).
+	 */
+	ret = percpu_pgtable_register_client(&tr_client);
+	if (ret) {
+		WRITE_ONCE(tr_active, false);
 		tr_reason = "the per-CPU page tables refused the client";
-		pr_warn("%s (%d): one copy only\n", tr_reason, sw.ret);
+		pr_warn("%s (%d): one copy only\n", tr_reason, ret);
 		goto inactive;
 	}
 
@@ -1409,7 +1392,7 @@ static int tr_verify_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(tr_verify);
 
-#ifdef CONFIG_PTDUMP
+#ifdef CONFIG_PTDUMP_DEBUGFS
 static int tr_tables_show(struct seq_file *m, void *v)
 {
 	unsigned int cpu = (unsigned long)m->private;
@@ -1424,7 +1407,7 @@ DEFINE_SHOW_ATTRIBUTE(tr_tables);
 static int __init tr_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("text_replica", NULL);
-#ifdef CONFIG_PTDUMP
+#ifdef CONFIG_PTDUMP_DEBUGFS
 	struct dentry *tables = debugfs_create_dir("tables", dir);
 	unsigned int cpu;
 	char name[16];
