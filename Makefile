@@ -29,6 +29,9 @@ NODE_MEM ?= 1024
 CMDLINE ?=
 INTERACTIVE ?= 0
 BROKEN ?= 0
+CPU ?= max
+HIBERNATE ?= 0
+KEXEC ?= 0
 FORCE ?= 0
 CHECK_CONFIGS ?= default debug
 # Extra boots of already built kernels that make check also runs
@@ -39,12 +42,16 @@ KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
-	default:4k:$(KTEXT_LIGHT):1
+	default:4k:$(KTEXT_LIGHT):1 \
+	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
+# default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
+# QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
+# unpatched base kernel as well (README, Status).
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
 
-CONFIGS_ACCEPTED := default debug swpan
+CONFIGS_ACCEPTED := default debug swpan huge
 PAGES_ACCEPTED := 4k 16k 64k
 
 define accept
@@ -58,6 +65,10 @@ $(eval $(call accept,CPUS_PER_NODE,1 2 3 4))
 $(eval $(call accept,INTERACTIVE,0 1))
 $(eval $(call accept,BROKEN,0 1))
 $(eval $(call accept,FORCE,0 1))
+CPUS_ACCEPTED := max cortex-a57 neoverse-n1
+$(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
+$(eval $(call accept,HIBERNATE,0 1))
+$(eval $(call accept,KEXEC,0 1))
 $(foreach c,$(CHECK_CONFIGS),$(if $(filter $(c),$(CONFIGS_ACCEPTED)),,\
 	$(error CHECK_CONFIGS has '$(c)'; accepted: $(CONFIGS_ACCEPTED))))
 ifneq ($(shell [ "$(NODE_MEM)" -eq "$(NODE_MEM)" ] 2>/dev/null && \
@@ -77,23 +88,27 @@ endif
 FRAGS_default := pcpt.config pcpt-$(PAGES).config
 FRAGS_debug := $(FRAGS_default) pcpt-debug.config
 FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
+FRAGS_huge := $(FRAGS_default) pcpt-huge.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
 TIMEOUT_default := 900
 TIMEOUT_debug := 2400
 TIMEOUT_swpan := 900
+TIMEOUT_huge := 900
 
 LABEL := $(CONFIG)-$(PAGES)
 LOGTAG ?= $(LABEL)
 BLD := $(OUT)/build/$(LABEL)
 IMAGE := $(BLD)/arch/arm64/boot/Image
-INITRD := $(BLD)/initramfs.cpio
+INITRD_INNER := $(BLD)/initramfs.cpio
+# KEXEC=1: the guest kexecs into the kernel and initramfs packed in /kexec.
+INITRD := $(if $(filter 1,$(KEXEC)),$(BLD)/initramfs-kexec.cpio,$(INITRD_INNER))
 KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
-	VMEM_MB=$(VMEM_MB) \
+	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
 	TIMEOUT=$(TIMEOUT_$(CONFIG))
 KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
@@ -121,6 +136,8 @@ help:
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
 	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
+	echo "         CPU=$(CPUS_ACCEPTED)  HIBERNATE=1 (swap disk, hibernate, restore)"; \
+	echo "         KEXEC=1 (kexec into the same kernel first)"; \
 	echo "         CMDLINE='...'  INTERACTIVE=1  BROKEN=1"
 
 deps:
@@ -153,8 +170,14 @@ initramfs: kselftest
 		>$(BLD)/modules_install.log 2>&1 || \
 		{ tail -20 $(BLD)/modules_install.log; echo "pcpt: error: modules_install failed"; exit 1; }
 	@mkdir -p $(BLD)/modroot/lib/modules
-	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) $(INITRD) \
+	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) $(INITRD_INNER) \
 		$(KSFT):/kselftest $(BLD)/modroot/lib/modules:/lib/modules
+ifeq ($(KEXEC),1)
+	@rm -rf $(BLD)/kexec && mkdir -p $(BLD)/kexec && \
+		cp $(IMAGE) $(INITRD_INNER) $(BLD)/kexec/
+	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) $(INITRD) \
+		$(KSFT):/kselftest $(BLD)/modroot/lib/modules:/lib/modules $(BLD)/kexec:/kexec
+endif
 
 run: initramfs
 ifeq ($(INTERACTIVE),1)
@@ -170,14 +193,14 @@ endif
 check-one:
 	@rm -f $(LOGDIR)/check-$(LOGTAG).log.json
 	@$(MAKE) -s --no-print-directory initramfs CONFIG=$(CONFIG) PAGES=$(PAGES)
-	@echo "pcpt: === check $(LABEL) ($(NODES) nodes x $(CPUS_PER_NODE) CPUs$(if $(CMDLINE),; $(CMDLINE))) ==="
+	@echo "pcpt: === check $(LABEL) ($(NODES) nodes x $(CPUS_PER_NODE) CPUs, -cpu $(CPU)$(if $(filter 1,$(HIBERNATE)), + hibernation)$(if $(CMDLINE),; $(CMDLINE))) ==="
 	@$(BOOT_ENV) MODE=check QUIET=1 bash $(S)/boot.sh $(IMAGE) $(INITRD) \
 		$(LOGDIR)/check-$(LOGTAG).log; rc=$$?; \
 	python3 $(S)/results.py judge --tree $(TREE) --label "$(LABEL)$(if $(CMDLINE), $(CMDLINE))" \
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES):,$(CHECK_CONFIGS)) $(CHECK_EXTRA)"
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES)::HIBERNATE=1,$(CHECK_CONFIGS)) $(CHECK_EXTRA)"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"

@@ -1,18 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot a kernel and initramfs under qemu-system-aarch64 -M virt -cpu max
-# with a NUMA topology, and save the console.
+# Boot a kernel and initramfs under qemu-system-aarch64 -M virt with a
+# NUMA topology, and save the console.
 #
 # Usage: boot.sh IMAGE INITRD LOG
 # Environment (defaults in brackets):
 #   NODES [4], CPUS_PER_NODE [2], NODE_MEM [1024] (MiB per node)
+#   CPU [max]       QEMU CPU model: max (every feature QEMU has, LSE, PAN,
+#                   pointer authentication), cortex-a57 (ARMv8.0: no LSE
+#                   atomics, no PAN), neoverse-n1 (ARMv8.2: LSE, PAN)
+#   HIBERNATE [0]   1: give the guest a swap disk (virtio-blk, /dev/vda);
+#                   when the guest hibernates (it prints PCPT-HIBERNATE)
+#                   and powers off, start QEMU again on the same disk with
+#                   resume=/dev/vda, so the image is restored
 #   MODE [run]      guest action: run, check, bench, shell
 #   CMDLINE []      extra kernel command line
 #   BROKEN [0]      1: also run the deliberately failing selftest
 #   TIMEOUT [900]   seconds before the boot counts as hung
 #   VMEM_MB [1024]  size of a virtio-mem device (id vm0, unplugged at
-#                   boot) the memory hotplug selftest resizes; 0: none
+#                   boot, at 8 TiB) the memory hotplug selftest resizes;
+#                   0: none
+#   KEXEC [0]       1: the guest boots the same kernel again through
+#                   kexec_file_load first (INITRD must carry /kexec/, as
+#                   'make ... KEXEC=1' builds it); KUnit runs in the new one
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
 #   MEM_PATH []     back node N's RAM with a file in MEM_PATH/pcpt-nodeN/
 #                   (memory-backend-file), so host addresses tell the node
@@ -38,10 +49,26 @@ VMEM_MB=${VMEM_MB:-1024}
 [ -f "$image" ] || die "kernel image $image not found"
 [ -f "$initrd" ] || die "initramfs $initrd not found"
 
+CPU=${CPU:-max}
+HIBERNATE=${HIBERNATE:-0}
+case "$CPU" in
+max) cpu="max,pauth-impdef=on" ;;
+cortex-a57|neoverse-n1) cpu=$CPU ;;
+*) die "CPU=$CPU is not accepted; use one of: max cortex-a57 neoverse-n1" ;;
+esac
+case "$HIBERNATE" in
+0|1) ;;
+*) die "HIBERNATE=$HIBERNATE is not accepted; use 0 or 1" ;;
+esac
+
 ram=$((NODES * NODE_MEM))
 mem="${ram}M"
-[ "$VMEM_MB" -gt 0 ] && mem+=",maxmem=$((ram + VMEM_MB))M"
-args=(-M virt,gic-version=3 -cpu max,pauth-impdef=on -accel tcg,thread=multi
+# The virtio-mem device sits 8 TiB up, two top-level entries of the
+# linear map away from the RAM at every page size: hot-add creates a new
+# one, hot-remove clears it (pcpt_memhotplug.sh).
+vmem_addr=$((8 << 40))
+[ "$VMEM_MB" -gt 0 ] && mem+=",maxmem=$((ram + (vmem_addr >> 20) + VMEM_MB))M"
+args=(-M virt,gic-version=3 -cpu "$cpu" -accel tcg,thread=multi
       -smp $((NODES * CPUS_PER_NODE)) -m "$mem"
       -nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd")
 for ((n = 0; n < NODES; n++)); do
@@ -59,15 +86,22 @@ done
 # forwards them to this QMP socket (unix socket paths are short: /tmp).
 qmpdir=$(mktemp -d /tmp/pcpt-qmp.XXXXXX)
 trap 'rm -rf "$qmpdir"' EXIT
+if [ "$HIBERNATE" = 1 ]; then
+	# Sparse: only the image the guest writes takes space.
+	truncate -s 3G "$qmpdir/swap.img"
+	args+=(-drive "if=none,id=swap0,format=raw,file=$qmpdir/swap.img"
+	       -device virtio-blk-pci,drive=swap0)
+fi
 args+=(-qmp "unix:$qmpdir/qmp.sock,server=on,wait=off")
 if [ "$VMEM_MB" -gt 0 ]; then
 	args+=(-object "memory-backend-ram,id=vmem0,size=${VMEM_MB}M"
-	       -device "virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0")
+	       -device "virtio-mem-pci,id=vm0,memdev=vmem0,requested-size=0,memaddr=$vmem_addr")
 fi
 # A large log buffer: the tests look for boot lines after KUnit's output.
 append="console=ttyAMA0 panic=-1 oops=panic log_buf_len=4M pcpt.mode=$MODE pcpt.nodes=$NODES"
 append+=" pcpt.cpus_per_node=$CPUS_PER_NODE pcpt.node_mem=$NODE_MEM pcpt.broken=${BROKEN:-0}"
-append+=" pcpt.vmem_mb=$VMEM_MB"
+append+=" pcpt.vmem_mb=$VMEM_MB pcpt.cpu=$CPU pcpt.hibernate=$HIBERNATE"
+[ "${KEXEC:-0}" = 1 ] && append+=" pcpt.kexec=1 kunit.enable=0"
 append+=" ${CMDLINE:-}"
 args+=(-append "$append")
 # shellcheck disable=SC2206
@@ -83,9 +117,33 @@ if [ "$MODE" = shell ]; then
 fi
 quiet=()
 [ "${QUIET:-0}" = 1 ] && quiet=(--quiet)
-timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "${args[@]}" </dev/null 2>&1 |
-	python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" "${quiet[@]}"
-rc=${PIPESTATUS[0]}
+: > "$log"
+run_qemu()
+{
+	timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "$@" </dev/null 2>&1 |
+		python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" "${quiet[@]}"
+	return "${PIPESTATUS[0]}"
+}
+run_qemu "${args[@]}"
+rc=$?
+# The guest wrote a hibernation image and powered off: boot again on the
+# same disk.  The restored kernel carries on where the guest hibernated;
+# if the image is not restored, a fresh /init runs with pcpt.mode=
+# resumefail and says so.  virtio-mem refuses hibernation, so the kernel
+# that restores the image does without its driver (the hibernating one
+# unbound it, pcpt_hibernate.sh).
+if [ "$rc" -eq 0 ] && [ "$HIBERNATE" = 1 ] && grep -q 'PCPT-HIBERNATE: powering off' "$log" &&
+   ! grep -q '^PCPT-DONE' "$log"; then
+	info "guest hibernated after $(($(date +%s) - start)) s: restoring it from $qmpdir/swap.img"
+	echo "pcpt-boot: === restoring the hibernated guest ===" >> "$log"
+	resume=("${args[@]}")
+	for ((i = 0; i < ${#resume[@]}; i++)); do
+		[ "${resume[$i]}" = -append ] &&
+			resume[$((i + 1))]="${resume[$((i + 1))]} resume=/dev/vda initcall_blacklist=virtio_mem_driver_init pcpt.mode=resumefail"
+	done
+	run_qemu "${resume[@]}"
+	rc=$?
+fi
 secs=$(($(date +%s) - start))
 echo "$secs" > "$log.seconds"
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run 'make check-one' for each CONFIG:PAGES:CMDLINE[:NODES] entry (CMDLINE
-# may be empty; a comma in it stands for a space; NODES, when given,
-# overrides the number of NUMA nodes for that boot), then print every
-# failure and the final "N passed, N failed" line.  Exits non-zero on any
-# failure.
+# Run 'make check-one' for each CONFIG:PAGES:CMDLINE[:FIELD...] entry, then
+# print every failure and the final "N passed, N failed" line.  Exits
+# non-zero on any failure.
+#
+# CMDLINE may be empty; a comma in it stands for a space.  Each further
+# FIELD is NAME=VALUE for one boot option of that run (NODES, CPU,
+# HIBERNATE, KEXEC; see the Makefile), or a bare number, which is NODES.
 #
 # Usage: check.sh MAKE LOGDIR "ENTRY..."
 set -uo pipefail
@@ -15,13 +17,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
 jsons=()
 for e in $entries; do
-	IFS=: read -r cfg pages cmd nodes <<<"$e"
+	IFS=: read -r cfg pages cmd rest <<<"$e"
 	cmd=${cmd//,/ }
 	[ -n "$cmd" ] || cmd=${CMDLINE:-}
-	tag="$cfg-$pages${cmd:+-$(echo "$cmd" | tr -c 'A-Za-z0-9_.\n-' '_')}${nodes:+-${nodes}node}"
+	opts=() suffix=
+	IFS=: read -ra fields <<<"$rest"
+	for f in "${fields[@]}"; do
+		case "$f" in
+		'') ;;
+		[0-9]*) opts+=("NODES=$f"); suffix+="-${f}node" ;;
+		NODES=*|CPU=*|HIBERNATE=*|KEXEC=*)
+			opts+=("$f")
+			case "$f" in
+			NODES=*) suffix+="-${f#*=}node" ;;
+			CPU=*) suffix+="-${f#*=}" ;;
+			KEXEC=1) suffix+="-kexec" ;;
+			esac ;;
+		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC= or a node count)" >&2
+		   exit 2 ;;
+		esac
+	done
+	tag="$cfg-$pages${cmd:+-$(echo "$cmd" | tr -c 'A-Za-z0-9_.\n-' '_')}$suffix"
 	t0=$(date +%s)
 	$make -s --no-print-directory check-one CONFIG="$cfg" PAGES="$pages" \
-		CMDLINE="$cmd" LOGTAG="$tag" ${nodes:+NODES="$nodes"}
+		CMDLINE="$cmd" LOGTAG="$tag" "${opts[@]}"
 	echo "pcpt: $tag took $(($(date +%s) - t0)) s"
 	jsons+=("$logdir/check-$tag.log.json")
 done

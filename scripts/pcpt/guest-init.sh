@@ -9,6 +9,9 @@
 #          power off
 #   bench  run /bench/run.sh and power off
 #   shell  print the report and start an interactive shell
+#   resumefail
+#          the host booted to restore a hibernation image (scripts/pcpt/
+#          boot.sh); a fresh /init means the image was not restored
 #
 # The host reads the console between the PCPT-* markers.
 /bin/busybox --install -s
@@ -30,12 +33,15 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 
+# opt NAME DEFAULT: the last pcpt.NAME= on the command line (the host
+# appends to the line to override what it said before).
 opt()
 {
+	v=$2
 	for w in $(cat /proc/cmdline); do
-		case "$w" in "pcpt.$1="*) echo "${w#*=}"; return ;; esac
+		case "$w" in "pcpt.$1="*) v=${w#*=} ;; esac
 	done
-	echo "$2"
+	echo "$v"
 }
 
 report()
@@ -65,6 +71,16 @@ report()
 }
 
 mode=$(opt mode run)
+# pcpt.kexec=1 (make ... KEXEC=1): boot this kernel again through
+# kexec_file_load(2), with the inner initramfs the host packed beside it,
+# before anything else; the new kernel runs the requested mode.
+if [ "$(opt kexec 0)" = 1 ]; then
+	cmd=$(sed -e 's/pcpt\.kexec=1/pcpt.kexec=0 pcpt.kexeced=1/' -e 's/ *kunit\.enable=0//' /proc/cmdline)
+	echo "PCPT-KEXEC: $cmd"
+	/kselftest/percpu_pgtable/pcpt_kexec /kexec/Image /kexec/initramfs.cpio "$cmd"
+	echo "PCPT-ERROR: kexec into the same kernel failed"
+	poweroff -f
+fi
 case "$mode" in
 run)
 	report
@@ -95,6 +111,12 @@ shell)
 	report
 	echo "pcpt: interactive shell; 'exit' powers the guest off"
 	setsid cttyhack sh -l
+	;;
+resumefail)
+	# No PCPT-DONE: the run counts as failed.
+	echo "PCPT-ERROR: booted to restore the hibernation image, but it was not restored"
+	dmesg | grep -iE 'PM: |hibernat|swsusp|resume' | tail -20
+	poweroff -f
 	;;
 *)
 	echo "PCPT-ERROR: unknown pcpt.mode=$mode (accepted: run, check, bench, shell)"

@@ -74,7 +74,7 @@ def main():
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
     out = sys.stdout.buffer
-    with open(a.log, "wb") as log:
+    with open(a.log, "ab") as log:
         for line in sys.stdin.buffer:
             log.write(line)
             if not a.quiet:
