@@ -9,6 +9,7 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 f=/sys/kernel/debug/kernel_page_tables
+have_ptdump || skip "$NO_PTDUMP"
 [ -r "$f" ] || { fail "$f is not readable"; finish; }
 
 dump=/tmp/kernel_page_tables.$$

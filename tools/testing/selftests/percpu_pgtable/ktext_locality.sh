@@ -15,6 +15,7 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 tr_present || { skip "text replication not built in"; }
+have_ptdump || skip "$NO_PTDUMP"
 [ -d "$TR_DEBUGFS/tables" ] || { fail "no $TR_DEBUGFS/tables (CONFIG_PTDUMP?)"; finish; }
 st="$TR_DEBUGFS/status"
 ts=$(ksym _stext); te=$(ksym _etext)
@@ -40,14 +41,15 @@ ranges()
 	}' "$TR_DEBUGFS/tables/cpu$1"
 }
 
-first_pa=
-for cpu in $(ktext_cpus); do
-	node=$(node_of_cpu "$cpu")
-	# A CPU without a table of its own (percpu_pgtable_testfail=) runs
-	# on the master, which maps the image's own memory.
-	expect=$(tr_expected_node "$cpu")
+# check CPU EXPECT [TS TE RS RE]: read CPU's pieces of text and rodata (or
+# of the given ranges); set bytes, bad (pieces not on node EXPECT) and pas
+# (their physical starts).
+check()
+{
+	c=$1 want=$2
+	shift 2
 	bytes=0 bad=0 pas=
-	ranges "$cpu" > /tmp/ktext_ranges.$$
+	ranges "$c" "$@" > /tmp/ktext_ranges.$$
 	while read -r s e vs pa; do
 		lo=$((pa + (s - vs)))
 		hi=$((pa + (e - vs) - 1))
@@ -55,12 +57,21 @@ for cpu in $(ktext_cpus); do
 		bytes=$((bytes + (e - s)))
 		[ $active -eq 1 ] || continue
 		n1=$(pa_node "$lo"); n2=$(pa_node "$hi")
-		if [ "$n1" != "$expect" ] || [ "$n2" != "$expect" ]; then
+		if [ "$n1" != "$want" ] || [ "$n2" != "$want" ]; then
 			bad=$((bad + 1))
-			[ $bad -le 3 ] && echo "# cpu$cpu: $s-$e -> $(printf '%#x' "$lo") on node $n1..$n2, expected $expect"
+			[ $bad -le 3 ] && echo "# cpu$c: $s-$e -> $(printf '%#x' "$lo") on node $n1..$n2, expected $want"
 		fi
 	done < /tmp/ktext_ranges.$$
 	rm -f /tmp/ktext_ranges.$$
+}
+
+first_pa=
+for cpu in $(ktext_cpus); do
+	node=$(node_of_cpu "$cpu")
+	# A CPU without a table of its own (percpu_pgtable_testfail=) runs
+	# on the master, which maps the image's own memory.
+	expect=$(tr_expected_node "$cpu")
+	check "$cpu" "$expect"
 	if [ "$bytes" -ne "$want_bytes" ]; then
 		fail "cpu$cpu: its table maps $bytes of the $want_bytes bytes of text and rodata"
 	elif [ $active -eq 0 ]; then
@@ -92,19 +103,7 @@ size=262144
 me=$(echo "$mt" | cut -c1-10)$(printf '%08x' $((low + size)))
 for cpu in $(ktext_cpus); do
 	expect=$(tr_expected_node "$cpu")
-	bytes=0 bad=0
-	ranges "$cpu" "$mt" "$me" 0 0 > /tmp/ktext_ranges.$$
-	while read -r s e vs pa; do
-		lo=$((pa + (s - vs)))
-		hi=$((pa + (e - vs) - 1))
-		bytes=$((bytes + (e - s)))
-		n1=$(pa_node "$lo"); n2=$(pa_node "$hi")
-		if [ "$n1" != "$expect" ] || [ "$n2" != "$expect" ]; then
-			bad=$((bad + 1))
-			[ $bad -le 3 ] && echo "# cpu$cpu: $s-$e -> $(printf '%#x' "$lo") on node $n1..$n2, expected $expect"
-		fi
-	done < /tmp/ktext_ranges.$$
-	rm -f /tmp/ktext_ranges.$$
+	check "$cpu" "$expect" "$mt" "$me" 0 0
 	if [ "$bytes" -ne "$size" ]; then
 		fail "cpu$cpu: its table maps $bytes of the $size bytes of $m's text at $mt"
 	elif [ $bad -eq 0 ]; then

@@ -54,7 +54,8 @@ done
 
 te=$(ksym _etext)
 rs=$(ksym __start_rodata); re=$(ksym __end_rodata)
-for cpu in $(ktext_cpus); do
+have_ptdump || echo "# permissions not read from the tables: $NO_PTDUMP"
+for cpu in $(have_ptdump && ktext_cpus); do
 	f="$TR_DEBUGFS/tables/cpu$cpu"
 	bad=$(awk -v ts="$ts" -v te="$te" -v rs="$rs" -v re="$re" '
 	/^0x/ && / pa=0x/ {

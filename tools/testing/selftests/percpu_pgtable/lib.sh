@@ -12,15 +12,18 @@ ksft_skip=4
 
 pcpt_failures=0
 
-# cmdline_opt NAME DEFAULT: value of pcpt.NAME= on the command line.
+# cmdline_opt NAME DEFAULT: value of the last pcpt.NAME= on the command
+# line; a test that runs another may override it with PCPT_NAME in the
+# environment.
 cmdline_opt()
 {
+	v=$2
 	for w in $(cat /proc/cmdline); do
 		case "$w" in
-		"pcpt.$1="*) echo "${w#*=}"; return ;;
+		"pcpt.$1="*) v=${w#*=} ;;
 		esac
 	done
-	echo "$2"
+	eval "echo \"\${PCPT_$1:-\$v}\""
 }
 
 fail()
@@ -82,6 +85,17 @@ debugfs_mount()
 }
 
 PCPT_DEBUGFS=/sys/kernel/debug/percpu_pgtable
+
+# have_ptdump: can page tables be walked and dumped here?  arm64 allows
+# it (kernel_page_tables, the per-CPU dumps) only where vmalloc never
+# frees a table under a walker: with CONFIG_PTDUMP_DEBUGFS, which keeps
+# block mappings out of vmalloc space (arch_vmap_p?d_supported()).
+have_ptdump()
+{
+	[ -e /sys/kernel/debug/kernel_page_tables ]
+}
+
+NO_PTDUMP="no page-table dumps here: this configuration allows block mappings in vmalloc space (CONFIG_PTDUMP_DEBUGFS=n), which may free a table under a walk"
 
 # pcpt_active: are per-CPU kernel tables in use (debugfs status)?
 pcpt_active()

@@ -11,6 +11,7 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 pcpt_active || skip "per-CPU kernel page tables not active"
+have_ptdump || skip "$NO_PTDUMP"
 
 # "START END" of every client's private range, from the status file.
 private=$(sed -n 's/^client [^:]*: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\)$/\1 \2/p' "$PCPT_DEBUGFS/status")

@@ -49,13 +49,20 @@ for cpu in $(cpulist_expand "$want_failed"); do
 		fail "no warning for cpu$cpu"
 done
 
+# Where each table is, from its physical address and the sysfs memory
+# blocks of each node, not from what the feature says of it; and the
+# table an online CPU really translates through (TTBR1, read on it).
 for cpu in $possible; do
 	echo " $(cpulist_expand "$want_failed") " | grep -q " $cpu " && continue
 	line=$(echo "$status" | grep "^cpu$cpu: ")
-	node=$(echo "$line" | awk '{ print $3 }')
+	root=$(echo "$line" | awk '{ print $5 }')
+	node=$(pa_node "$root")
 	want=$(node_of_cpu "$cpu")
-	[ "$node" = "$want" ] && pass "cpu$cpu table on node $node" ||
-		fail "cpu$cpu table on node '$node', CPU is on node $want"
+	[ "$node" = "$want" ] && pass "cpu$cpu table at $root, in node $node's memory" ||
+		fail "cpu$cpu table at $root is in node '$node''s memory, CPU is on node $want"
+	loaded=$(echo "$line" | awk '$NF != "offline" { print $NF }')
+	[ -z "$loaded" ] || [ "$(pa_node "$loaded")" = "$want" ] ||
+		fail "cpu$cpu translates through $loaded, in node $(pa_node "$loaded")'s memory"
 done
 # Tables are distinct pages.
 dups=$(echo "$status" | awk '/^cpu[0-9]+: node/ { print $5 }' | sort | uniq -d)

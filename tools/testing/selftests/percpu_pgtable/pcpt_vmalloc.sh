@@ -29,5 +29,20 @@ bad=$(echo "$log" | grep 'Summary: ' | grep -v 'failed: 0 ')
 if pcpt_active; then
 	pcpt_check "test_vmalloc"
 	pcpt_loaded_ok "test_vmalloc"
+	# test_vmalloc stays in the populated part of vmalloc space: also
+	# create a new top-level entry, from a CPU of every node at once.
+	slot=$(sed -n 's/^vmalloc free slot: //p' "$PCPT_DEBUGFS/status")
+	n0=$(sed -n 's/^master entries: //p' "$PCPT_DEBUGFS/status")
+	if [ -z "$slot" ] || [ "$slot" = 0 ]; then
+		fail "no empty top-level slot left in vmalloc space"
+	elif echo "$slot" > "$PCPT_DEBUGFS/test_vmalloc"; then
+		n1=$(sed -n 's/^master entries: //p' "$PCPT_DEBUGFS/status")
+		[ "$n1" -eq $((n0 + 1)) ] &&
+			pass "vmalloc at $slot created a top-level entry ($n0 -> $n1), read back on every CPU" ||
+			fail "vmalloc at $slot: master entries $n0 -> $n1, expected one more"
+		pcpt_check "a new top-level vmalloc entry"
+	else
+		fail "vmalloc at $slot: $(dmesg | grep 'test_vmalloc: ' | tail -1)"
+	fi
 fi
 finish

@@ -7,7 +7,12 @@
 # them across every CPU with sched_setaffinity (taskset) and CPUs go
 # offline and online.  The sums over all CPUs must equal the number of
 # increments exactly: an op that reached another CPU's copy without being
-# atomic against it, or was lost across a migration, shows up here.
+# atomic against it, or was lost across a migration, shows up here.  The
+# s8 and s16 counters are incremented with this_cpu_try_cmpxchg() and
+# wrap through -1, where a sub-word compare that sees stray upper bits
+# loses updates.  Then a writer pinned to each CPU in turn: its
+# increments must land in that CPU's copies (per_cpu_ptr()) and nowhere
+# else, which a total cannot tell.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -72,11 +77,12 @@ for t in $(seq "$threads"); do
 done
 rm -f "$stop" "$stop".*
 want=$((writes * per_write))
+expect="static $want dynamic $want s8 $((want % 256)) s16 $((want % 65536))"
 got=$(cat $D/sum)
-if [ "$got" = "static $want dynamic $want" ]; then
+if [ "$got" = "$expect" ]; then
 	pass "$want increments each, exact ($moves migrations, $plugs CPU offlines)"
 else
-	fail "expected static $want dynamic $want, got $got ($moves migrations, $plugs CPU offlines)"
+	fail "expected $expect, got $got ($moves migrations, $plugs CPU offlines)"
 fi
 # Without migrations and unplugs this proves nothing.
 if [ "$moves" -eq 0 ] || [ "$plugs" -eq 0 ] || [ "$writes" -eq 0 ]; then
@@ -86,5 +92,32 @@ for c in $cpus; do
 	f=/sys/devices/system/cpu/cpu$c/online
 	[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
 done
+
+# Pinned: N increments from CPU c change c's copies by N, no other's.
+n=1000
+bad=0
+for c in $cpus; do
+	cat $D/cpus > /tmp/pcpw.before.$$
+	taskset "$(printf %x $((1 << c)))" sh -c "echo $n > $D/inc" ||
+		{ fail "cpu$c: pinned write failed"; bad=$((bad + 1)); continue; }
+	cat $D/cpus > /tmp/pcpw.after.$$
+	r=$(awk -v c="cpu$c" -v n=$n '
+		NR == FNR { for (i = 3; i <= 9; i += 2) b[$1, i] = $i; next }
+		{
+			for (i = 3; i <= 9; i += 2) {
+				d = $i - b[$1, i]
+				w = ($1 == c) ? n : 0
+				if (i == 7) { d = (d + 256) % 256; w %= 256 }
+				if (i == 9) { d = (d + 65536) % 65536; w %= 65536 }
+				if (d != w) { print $1 " " $(i - 1) " +" d " (expected +" w ")"; exit }
+			}
+		}' /tmp/pcpw.before.$$ /tmp/pcpw.after.$$)
+	if [ -n "$r" ]; then
+		fail "cpu$c: $n pinned increments, but $r"
+		bad=$((bad + 1))
+	fi
+done
+rm -f /tmp/pcpw.before.$$ /tmp/pcpw.after.$$
+[ $bad -eq 0 ] && pass "pinned to each of $ncpus CPUs, $n increments landed in its own copies only"
 rmmod $mod || fail "rmmod $mod"
 finish

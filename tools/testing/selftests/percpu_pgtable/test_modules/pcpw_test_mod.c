@@ -2,11 +2,14 @@
 /*
  * Helper module for pcpw_counter.sh: each write of N to
  * /sys/kernel/debug/pcpw_test/inc performs N this_cpu_inc() on a static
- * percpu variable of this module (reserved chunk) and N this_cpu_add(1)
- * on a dynamically allocated one, preemptible throughout, so the writer
- * may be migrated or its CPU unplugged between any two of them.  "sum"
- * reads the totals over every possible CPU; they must equal the number of
- * increments exactly.
+ * percpu variable of this module (reserved chunk), N this_cpu_add(1) on a
+ * dynamically allocated one and N increments by this_cpu_try_cmpxchg() of
+ * an s8 and an s16 counter (which wrap through -1), preemptible
+ * throughout, so the writer may be migrated or its CPU unplugged between
+ * any two of them.  "sum" reads the totals over every possible CPU; they
+ * must equal the number of increments exactly (modulo 2^8 and 2^16 for
+ * the small ones).  "cpus" reads every CPU's own copies, so a writer
+ * pinned to one CPU can check that its increments landed there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,8 +21,14 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 
+struct pcpw_small {
+	s8 b;
+	s16 h;
+};
+
 static DEFINE_PER_CPU(u64, pcpw_static);
 static u64 __percpu *pcpw_dynamic;
+static struct pcpw_small __percpu *pcpw_small;
 static struct dentry *pcpw_dir;
 
 static ssize_t pcpw_inc_write(struct file *file, const char __user *buf,
@@ -34,8 +43,16 @@ static ssize_t pcpw_inc_write(struct file *file, const char __user *buf,
 	if (n > 1000000)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
+		s8 b = this_cpu_read(pcpw_small->b);
+		s16 h = this_cpu_read(pcpw_small->h);
+
 		this_cpu_inc(pcpw_static);
 		this_cpu_add(*pcpw_dynamic, 1);
+		/* Each success adds one to the copy of the CPU it ran on. */
+		while (!this_cpu_try_cmpxchg(pcpw_small->b, &b, b + 1))
+			;
+		while (!this_cpu_try_cmpxchg(pcpw_small->h, &h, h + 1))
+			;
 		if (!(i & 255))
 			cond_resched();
 	}
@@ -50,31 +67,57 @@ static const struct file_operations pcpw_inc_fops = {
 static int pcpw_sum_show(struct seq_file *m, void *v)
 {
 	u64 s = 0, d = 0;
+	u16 h = 0;
+	u8 b = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		s += *per_cpu_ptr(&pcpw_static, cpu);
 		d += *per_cpu_ptr(pcpw_dynamic, cpu);
+		b += (u8)per_cpu_ptr(pcpw_small, cpu)->b;
+		h += (u16)per_cpu_ptr(pcpw_small, cpu)->h;
 	}
-	seq_printf(m, "static %llu dynamic %llu\n", s, d);
+	seq_printf(m, "static %llu dynamic %llu s8 %u s16 %u\n", s, d, b, h);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcpw_sum);
+
+/* One line per possible CPU: its own copies, read with per_cpu_ptr(). */
+static int pcpw_cpus_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu%d static %llu dynamic %llu s8 %u s16 %u\n", cpu,
+			   *per_cpu_ptr(&pcpw_static, cpu),
+			   *per_cpu_ptr(pcpw_dynamic, cpu),
+			   (u8)per_cpu_ptr(pcpw_small, cpu)->b,
+			   (u16)per_cpu_ptr(pcpw_small, cpu)->h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pcpw_cpus);
 
 static int __init pcpw_test_init(void)
 {
 	pcpw_dynamic = alloc_percpu(u64);
 	if (!pcpw_dynamic)
 		return -ENOMEM;
+	pcpw_small = alloc_percpu(struct pcpw_small);
+	if (!pcpw_small) {
+		free_percpu(pcpw_dynamic);
+		return -ENOMEM;
+	}
 	pcpw_dir = debugfs_create_dir("pcpw_test", NULL);
 	debugfs_create_file("inc", 0200, pcpw_dir, NULL, &pcpw_inc_fops);
 	debugfs_create_file("sum", 0400, pcpw_dir, NULL, &pcpw_sum_fops);
+	debugfs_create_file("cpus", 0400, pcpw_dir, NULL, &pcpw_cpus_fops);
 	return 0;
 }
 
 static void __exit pcpw_test_exit(void)
 {
 	debugfs_remove_recursive(pcpw_dir);
+	free_percpu(pcpw_small);
 	free_percpu(pcpw_dynamic);
 }
 
