@@ -450,6 +450,7 @@ static int pcpt_replace_fn(void *data)
 		/* Pairs with the acquire below: the roots are complete. */
 		smp_store_release(&r->done, 1);
 	} else {
+		/* Pairs with the leader's release: its roots are complete. */
 		while (!smp_load_acquire(&r->done))
 			cpu_relax();
 	}
@@ -499,7 +500,8 @@ out:
 		for_each_possible_cpu(cpu) {
 			if (pcpt_roots[cpu] &&
 			    arch_percpu_pgtable_protect(pcpt_roots[cpu]))
-				pr_warn("cpu%u: its new table stays writable in the linear map\n", cpu);
+				pr_warn("cpu%u: its new table stays writable in the linear map\n",
+					cpu);
 		}
 	}
 	return ret;

@@ -215,7 +215,8 @@ static void pcpt_test_huge_vmap(struct kunit *test)
 	if (!percpu_pgtable_active())
 		kunit_skip(test, "per-CPU kernel page tables are off");
 	if (!arch_vmap_pmd_supported(PAGE_KERNEL))
-		kunit_skip(test, "no block mappings in vmalloc space here (arm64: CONFIG_PTDUMP_DEBUGFS=y)");
+		kunit_skip(test,
+			   "no block mappings in vmalloc space here (arm64: CONFIG_PTDUMP_DEBUGFS=y)");
 	addr = pcpt_vmalloc_free_slot();
 	if (!addr)
 		kunit_skip(test, "no unused top-level slot in vmalloc space");
@@ -546,13 +547,17 @@ static void pcpt_test_master_last(struct kunit *test)
 	for (round = 1; round <= rounds; round++) {
 		void *table;
 
+		/* The watcher reads the round, then the entries, with acquire. */
 		smp_store_release(&r->round, round);
 		table = pcpt_populate_root(addr);
 		if (!table)
 			break;
 		deadline = jiffies + HZ;
-		while (smp_load_acquire(&r->acked) != round && time_before(jiffies, deadline))
+		/* Pairs with the watcher's release of acked after its reads. */
+		while (smp_load_acquire(&r->acked) != round &&
+		       time_before(jiffies, deadline))
 			cpu_relax();
+		/* Same pairing: count only rounds the watcher finished. */
 		checked += smp_load_acquire(&r->acked) == round;
 		pcpt_clear_root(addr, table);
 	}
@@ -760,7 +765,8 @@ static void pcpt_private_case(struct kunit *test, bool per_node, bool takeover)
 			/* Each CPU runs on its root, a new one only after a takeover. */
 			KUNIT_EXPECT_EQ(test, after[cpu], virt_to_phys(root));
 			KUNIT_EXPECT_EQ_MSG(test, after[cpu] != before[cpu], takeover,
-					    "cpu%u root %pa -> %pa", cpu, &before[cpu], &after[cpu]);
+					    "cpu%u root %pa -> %pa", cpu, &before[cpu],
+					    &after[cpu]);
 			if (node_state(cpu_to_node(cpu), N_MEMORY))
 				KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(root)),
 						cpu_to_node(cpu));
