@@ -189,8 +189,11 @@ static __always_inline void pcpt_write_copies(unsigned long idx, pgd_t pgd)
  * Generic code reads the master without a lock (vmap_try_huge_pmd() and
  * vmap_try_huge_pud() install blocks under a master entry they found
  * without page_table_lock) and then touches the range through its own
- * CPU's root.  So the copies lead the master on the way in and follow it
- * on the way out:
+ * CPU's root.  With four levels a second populater of the same entry
+ * mostly waits on init_mm's page_table_lock in __p?d_alloc() first; the
+ * exposed cases are huge vmalloc where the top level holds PMD tables
+ * (three levels: 16K/47, 64K/48) and PUD blocks from ioremap.  So the
+ * copies lead the master on the way in and follow it on the way out:
  *  - a new entry goes into every copy first, then, after the barrier that
  *    makes the copies visible to every walker, into the master: whoever
  *    finds it in the master finds it in every root;
@@ -402,6 +405,7 @@ struct pcpt_replace {
 	struct percpu_pgtable_client *client;
 	bool add;
 	pgd_t **new;
+	bool *moved;
 	atomic_t arrived;
 	int done;
 	int ret;
@@ -425,7 +429,7 @@ static int pcpt_replace_fn(void *data)
 	if (atomic_inc_return(&r->arrived) == num_online_cpus()) {
 		unsigned int c;
 
-		if (r->client->prepare)
+		if (r->add && r->client->prepare)
 			r->ret = r->client->prepare(r->client);
 		if (!r->ret) {
 			raw_spin_lock(&pcpt_lock);
@@ -454,8 +458,10 @@ static int pcpt_replace_fn(void *data)
 		while (!smp_load_acquire(&r->done))
 			cpu_relax();
 	}
-	if (!r->ret && pcpt_roots[cpu])
+	if (!r->ret && pcpt_roots[cpu]) {
 		arch_percpu_pgtable_install(cpu, pcpt_roots[cpu]);
+		r->moved[cpu] = true;
+	}
 	return 0;
 }
 
@@ -468,6 +474,7 @@ static int pcpt_replace_fn(void *data)
 static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
 {
 	struct pcpt_replace r = { .client = client, .add = add };
+	bool locked = false;
 	unsigned int cpu;
 	int ret = 0;
 
@@ -475,8 +482,12 @@ static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
 	if (WARN_ON_ONCE(system_state >= SYSTEM_RUNNING))
 		return -EBUSY;
 	r.new = kcalloc(nr_cpu_ids, sizeof(*r.new), GFP_KERNEL);
-	if (!r.new)
+	r.moved = kcalloc(nr_cpu_ids, sizeof(*r.moved), GFP_KERNEL);
+	if (!r.new || !r.moved) {
+		kfree(r.new);
+		kfree(r.moved);
 		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		if (!percpu_pgtable_root(cpu))
 			continue;
@@ -487,15 +498,31 @@ static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
 		}
 	}
 	atomic_set(&r.arrived, 0);
+	/* No ptdump walk (init_mm's lock) of an old root we free below. */
+	mmap_write_lock(&init_mm);
+	locked = true;
 	ret = stop_machine(pcpt_replace_fn, &r, cpu_online_mask);
 	ret = ret ?: r.ret;
 	/* On success r.new[] holds the old roots, else the unused new ones. */
 out:
 	for_each_possible_cpu(cpu) {
-		if (r.new[cpu])
-			arch_percpu_pgtable_free(r.new[cpu]);
+		if (!r.new[cpu])
+			continue;
+		/*
+		 * An offline CPU that may still run kernel code (arm64: one
+		 * stuck in the kernel) may be on its old root: keep that.
+		 */
+		if (!ret && !r.moved[cpu] && arch_percpu_pgtable_offline_may_run()) {
+			pr_warn("cpu%u is offline but may still run: its old table is kept\n",
+				cpu);
+			continue;
+		}
+		arch_percpu_pgtable_free(r.new[cpu]);
 	}
+	if (locked)
+		mmap_write_unlock(&init_mm);
 	kfree(r.new);
+	kfree(r.moved);
 	if (!ret && pcpt_protected) {
 		for_each_possible_cpu(cpu) {
 			if (pcpt_roots[cpu] &&
@@ -520,19 +547,19 @@ static int pcpt_set_client(struct percpu_pgtable_client *client, bool add)
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
 	in_place = pcpt_in_place_ok(client, add);
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
-	/* pcpt_mutex keeps every other client change out meanwhile. */
-	if (!in_place)
+	/*
+	 * pcpt_mutex keeps every other client change out meanwhile.  A
+	 * client with @prepare is promised stop_machine() around it.
+	 */
+	if (!in_place || (add && client->prepare))
 		return pcpt_replace_roots(client, add);
-	if (add && client->prepare) {
-		int ret = client->prepare(client);
-
-		if (ret)
-			return ret;
-	}
+	/* No ptdump walk (init_mm's lock) of entries the client frees next. */
+	mmap_write_lock(&init_mm);
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
 	pcpt_change_client(client, add, pcpt_roots, true);
 	arch_percpu_pgtable_sync();
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	mmap_write_unlock(&init_mm);
 	/*
 	 * Empty entries were made valid, or valid ones empty: a broadcast
 	 * flush of every level, so no CPU keeps a walk-cache entry into what

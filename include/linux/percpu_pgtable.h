@@ -71,6 +71,7 @@ pgd_t *arch_percpu_pgtable_alloc(unsigned int cpu, int nid, size_t *bytes);
 pgd_t *arch_percpu_pgtable_alloc_late(unsigned int cpu, int nid);
 void arch_percpu_pgtable_copy(pgd_t *new, pgd_t *old);
 void arch_percpu_pgtable_free(pgd_t *root);
+bool arch_percpu_pgtable_offline_may_run(void);
 void arch_percpu_pgtable_write_master(pgd_t *pgdp, pgd_t pgd);
 void arch_percpu_pgtable_sync(void);
 void arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd);

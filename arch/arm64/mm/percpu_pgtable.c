@@ -80,14 +80,6 @@ pgd_t *arch_percpu_pgtable_alloc_late(unsigned int cpu, int nid)
 {
 	void *block;
 
-	/*
-	 * A CPU that failed to go offline still runs on its old root, which
-	 * the caller would free.
-	 */
-	if (cpus_are_stuck_in_kernel()) {
-		pr_warn("CPUs stuck in the kernel: no new tables\n");
-		return NULL;
-	}
 	block = alloc_pages_exact_nid(nid, PCPT_BLOCK_SIZE, GFP_KERNEL | __GFP_ZERO);
 	return block ? block + TRAMP_SWAPPER_OFFSET : NULL;
 }
@@ -125,6 +117,9 @@ void arch_percpu_pgtable_free(pgd_t *root)
 	for (i = 0; i < PCPT_BLOCK_SIZE / PAGE_SIZE; i++)
 		set_direct_map_default_noflush(page + i);
 	flush_tlb_kernel_range(addr, addr + PCPT_BLOCK_SIZE);
+	/* A walk through a freed root must fault, not keep working. */
+	if (IS_ENABLED(CONFIG_DEBUG_VM))
+		memset(block, 0, PCPT_BLOCK_SIZE);
 	if (PageReserved(page)) {
 		/* From memblock at boot: memblock_free_late() is __init. */
 		kmemleak_free_part_phys(__pa(block), PCPT_BLOCK_SIZE);
@@ -132,6 +127,21 @@ void arch_percpu_pgtable_free(pgd_t *root)
 	} else {
 		free_pages_exact(block, PCPT_BLOCK_SIZE);
 	}
+}
+
+/**
+ * arch_percpu_pgtable_offline_may_run() - may an offline CPU run kernel code?
+ *
+ * A CPU that failed to come online or to die spins in the kernel, on the
+ * root it had; cpus_are_stuck_in_kernel() also counts spin-table CPUs and
+ * pKVM, where no offline CPU runs on a root that would be freed, so this
+ * errs on the side of keeping a few pages.
+ *
+ * Return: true if the core must not free an offline CPU's old root.
+ */
+bool arch_percpu_pgtable_offline_may_run(void)
+{
+	return cpus_are_stuck_in_kernel();
 }
 
 /**
