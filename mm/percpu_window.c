@@ -287,17 +287,24 @@ static int __init pcpw_map_chunk(struct pcpu_chunk *chunk)
  * pcpu_window_setup_first_chunk() - choose the first chunk for the window
  *
  * Called by setup_per_cpu_areas() before the first chunk is set up, after
- * percpu_pgtable_init().  When the per-CPU kernel tables are in use, the
- * window will be: it needs every chunk in one bounded range, which only
- * the page first chunk gives, so force that one and bound every later
- * chunk.  Otherwise change nothing: the embed first chunk places each
+ * percpu_pgtable_init().  When every possible CPU has a per-CPU kernel
+ * table, the window will be used: it needs every chunk in one bounded
+ * range, which only the page first chunk gives, so force that one and
+ * bound every later chunk.  Otherwise change nothing: the embed first chunk places each
  * node's group at that node's memory, and later chunks must be free to
  * lie as far apart anywhere in vmalloc space.
  */
 void __init pcpu_window_setup_first_chunk(void)
 {
+	unsigned int cpu;
+
 	if (!percpu_pgtable_active())
 		return;
+	/* pcpu_window_prepare() will leave the window off: see there. */
+	for_each_possible_cpu(cpu) {
+		if (!percpu_pgtable_root(cpu))
+			return;
+	}
 	pcpu_chosen_fc = PCPU_FC_PAGE;
 	pcpu_window_bounded = true;
 }
