@@ -380,38 +380,39 @@ static __always_inline pte_t *tr_mw_ptep(pgd_t *root, unsigned long addr)
 }
 
 /*
- * Write @len bytes at physical address @pa through FIX_TEXT_POKE0 (unless
- * @master: the caller wrote those already) and make them visible to
- * instruction fetch.  Returns the write's error, if any.
+ * Every physical copy of the bytes being patched: found by
+ * text_replica_prepare() before the first byte changes, written by
+ * text_replica_write().  The text patching primitives call both under
+ * patch_lock, which serialises them and owns FIX_TEXT_POKE0.
  */
-static __always_inline int tr_poke(phys_addr_t pa, const void *src,
-				   size_t len, bool master)
-{
-	unsigned long waddr = set_fixmap_offset(FIX_TEXT_POKE0, pa);
-	int err = 0;
+struct tr_target {
+	phys_addr_t pa;
+	bool master;		/* the caller writes it itself */
+};
 
-	if (!master)
-		err = copy_to_kernel_nofault((void *)waddr, src, len);
-	tr_sync_icache(waddr, waddr + len);
-	clear_fixmap(FIX_TEXT_POKE0);
-	return err;
+static struct tr_target tr_targets[MAX_NUMNODES];
+static unsigned int tr_nr_targets;
+
+static __always_inline void tr_add_target(phys_addr_t pa, bool master)
+{
+	tr_targets[tr_nr_targets].pa = pa;
+	tr_targets[tr_nr_targets].master = master;
+	tr_nr_targets++;
 }
 
 /*
- * text_replica_write() for module text: every node copy of the page, and
- * the master's, found through the window's entries of each node.
+ * Module text: every node's copy of the page and the master's, found
+ * through each node's window entry.
  */
-static __always_inline int tr_mw_write(unsigned long a, const void *src,
-				       size_t len)
+static __always_inline int tr_mw_prepare(unsigned long a)
 {
 	pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, a));
-	int nid, err, ret = 0;
+	int nid;
 
 	if (!pte_present(mpte))
 		return -EFAULT;
 	for_each_node(nid) {
 		pgd_t *root = tr_mw_root(nid);
-		unsigned long pfn;
 		pte_t pte;
 
 		if (!root)
@@ -419,57 +420,119 @@ static __always_inline int tr_mw_write(unsigned long a, const void *src,
 		pte = __ptep_get(tr_mw_ptep(root, a));
 		/* Cleared only while nothing may patch the module. */
 		if (WARN_ON_ONCE(!pte_present(pte))) {
-			ret = ret ?: -EFAULT;
-			continue;
+			tr_nr_targets = 0;
+			return -EFAULT;
 		}
-		pfn = pte_pfn(pte);
-		if (nid != tr_master_node && pfn == pte_pfn(mpte))
+		if (nid != tr_master_node && pte_pfn(pte) == pte_pfn(mpte))
 			continue;
-		err = tr_poke(PFN_PHYS(pfn) + offset_in_page(a), src, len,
+		tr_add_target(PFN_PHYS(pte_pfn(pte)) + offset_in_page(a),
 			      nid == tr_master_node);
-		if (err && !ret)
-			ret = err;
 	}
-	return ret;
+	return 0;
 }
 
 /**
- * text_replica_write() - write patched kernel text into every copy
- * @addr: text address the master was just written at
- * @src: the bytes written
- * @len: how many (at most up to the end of the page)
+ * text_replica_prepare() - find every copy of text about to be patched
+ * @addr: kernel or module text address
+ * @len: bytes to be written there, within one page
  *
- * Called by the text patching primitives under patch_lock, after they have
- * written the master through FIX_TEXT_POKE0, the fixmap slot that lock
- * owns.  @addr may be kernel or module text.  Writes each node's copy
- * through the same slot, then cleans the D-cache and invalidates the
- * I-cache of each copy, the master included, by that alias: the I-cache
- * is physically indexed, and the caller's maintenance by the text address
- * reaches only the copy its own CPU translates to.
+ * The first half of a text write: resolves every copy before anything is
+ * written, so that a write either fails here, having changed nothing, or
+ * cannot fail.  Call text_replica_write() once the master is written.
  *
- * Return: 0, or the first error of a write.
+ * Context: under patch_lock, interrupts off.
+ * Return: 0, or -EFAULT if @addr is module text that is not mapped.
  */
-notrace int text_replica_write(void *addr, const void *src, size_t len)
+notrace int text_replica_prepare(void *addr, size_t len)
 {
 	unsigned long a = (unsigned long)addr;
-	int nid, err, ret = 0;
+	int nid;
 
+	tr_nr_targets = 0;
 	if (!READ_ONCE(tr_active))
 		return 0;
 	if (text_replica_module_addr(a))
-		return tr_mw_write(a, src, len);
+		return tr_mw_prepare(a);
 	if (a < (unsigned long)_stext || a + len > (unsigned long)_etext)
 		return 0;
-
 	for_each_node(nid) {
-		if (tr_nodes[nid].use != nid)
-			continue;
-		err = tr_poke(tr_nodes[nid].base + (a - (unsigned long)_stext),
-			      src, len, nid == tr_master_node);
-		if (err && !ret)
-			ret = err;
+		if (tr_nodes[nid].use == nid)
+			tr_add_target(tr_nodes[nid].base + (a - (unsigned long)_stext),
+				      nid == tr_master_node);
 	}
-	return ret;
+	return 0;
+}
+
+NOKPROBE_SYMBOL(text_replica_prepare);
+
+#ifdef CONFIG_KERNEL_TEXT_REPLICATION_KUNIT_TEST
+/*
+ * For KUnit: the copies the last write at tr_watch cleaned, and whether the
+ * I-cache invalidation came after the last clean.  QEMU keeps instruction
+ * fetch coherent with any store, so only a record can show a missed copy.
+ */
+static unsigned long tr_watch;
+static phys_addr_t tr_cleaned[MAX_NUMNODES];
+static unsigned int tr_nr_cleaned;
+static bool tr_icache_done;
+
+static __always_inline void tr_record(void *addr, phys_addr_t pa, bool ic)
+{
+	if ((unsigned long)addr != READ_ONCE(tr_watch))
+		return;
+	if (ic) {
+		tr_icache_done = true;
+		return;
+	}
+	tr_icache_done = false;
+	tr_cleaned[tr_nr_cleaned++] = pa;
+}
+#else
+static __always_inline void tr_record(void *addr, phys_addr_t pa, bool ic)
+{
+}
+#endif
+
+/**
+ * text_replica_write() - write patched kernel text into every copy
+ * @addr: the address text_replica_prepare() was called for
+ * @src: the bytes the caller just wrote to the master there
+ * @len: how many
+ *
+ * Writes each node's copy through FIX_TEXT_POKE0 and cleans the D-cache
+ * of every copy, the master's included, by that alias: the caller's
+ * maintenance by @addr reaches only the copy its own CPU translates to.
+ * Then one I-cache invalidation of every CPU (IC IALLUIS, unless the CPUs
+ * have DIC): correct for every copy and every alias by construction, which
+ * instruction fetch under QEMU could not show for a per-alias one.
+ * Nothing here can fail.
+ *
+ * Context: under patch_lock, interrupts off, after text_replica_prepare().
+ */
+notrace void text_replica_write(void *addr, const void *src, size_t len)
+{
+	unsigned int i;
+
+#ifdef CONFIG_KERNEL_TEXT_REPLICATION_KUNIT_TEST
+	if ((unsigned long)addr == READ_ONCE(tr_watch))
+		tr_nr_cleaned = 0;
+#endif
+	for (i = 0; i < tr_nr_targets; i++) {
+		struct tr_target *t = &tr_targets[i];
+		unsigned long waddr = set_fixmap_offset(FIX_TEXT_POKE0, t->pa);
+
+		/* Just mapped writable: a fault here is a kernel bug. */
+		if (!t->master)
+			WARN_ON_ONCE(copy_to_kernel_nofault((void *)waddr, src, len));
+		dcache_clean_pou(waddr, waddr + len);
+		clear_fixmap(FIX_TEXT_POKE0);
+		tr_record(addr, t->pa, false);
+	}
+	if (tr_nr_targets) {
+		icache_inval_all_pou();
+		tr_record(addr, 0, true);
+	}
+	tr_nr_targets = 0;
 }
 
 NOKPROBE_SYMBOL(text_replica_write);
@@ -517,6 +580,43 @@ static int tr_relocate(int nid, u64 *entry, u64 val, unsigned long addr,
 			val &= ~PTE_CONT;
 	}
 	WRITE_ONCE(*entry, (val & ~PTE_ADDR_LOW) | __phys_to_pte_val(npa));
+	return 0;
+}
+
+/*
+ * The PTEs of a block, page by page, with the block's attributes and
+ * without its contiguous hint, which spoke of blocks.
+ */
+static void tr_split_block(pmd_t block, pte_t *ptes)
+{
+	pgprot_t prot = pmd_pgprot(block);
+	unsigned long pfn = pmd_pfn(block);
+	unsigned int i;
+
+	prot = __pgprot((pgprot_val(prot) & ~(PMD_TYPE_MASK | PTE_CONT)) |
+			PTE_TYPE_PAGE);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		ptes[i] = pfn_pte(pfn + i, prot);
+}
+
+/*
+ * A block of the master that covers both what is replicated and what
+ * stays shared (the linker may end rodata inside the block that also maps
+ * the image's page tables): the node gets a PTE table of its own for it,
+ * still mapping the master's pages, so that only the replicated pages move
+ * to the node's copy.  What stays shared keeps the master's translation,
+ * which nothing changes after mark_rodata_ro(), before this runs.
+ */
+static int tr_split(int nid, pmd_t *pmdp, pmd_t block)
+{
+	struct page *page = alloc_pages_node(nid, GFP_PGTABLE_KERNEL, 0);
+
+	if (!page)
+		return -ENOMEM;
+	tr_split_block(block, page_address(page));
+	/* Nothing walks the node's tables yet: no break-before-make. */
+	pmd_populate_kernel(&init_mm, pmdp, page_address(page));
+	tr_table_pages++;
 	return 0;
 }
 
@@ -579,25 +679,28 @@ static int tr_build_range(int nid, unsigned long start, unsigned long end,
 		next = pmd_addr_end(addr, end);
 		if (!pmd_present(mpmd))
 			return -EFAULT;
-		if (pmd_leaf(mpmd)) {
-			/* A block must not cover anything that stays shared. */
-			if (!IS_ALIGNED(addr, PMD_SIZE) || next - addr != PMD_SIZE)
-				return -EINVAL;
+		if (pmd_leaf(mpmd) && IS_ALIGNED(addr, PMD_SIZE) &&
+		    next - addr == PMD_SIZE) {
 			ret = tr_relocate(nid, (u64 *)pmdp, pmd_val(mpmd), addr,
 					  PMD_SIZE, CONT_PMD_SIZE, start, end);
 			if (ret)
 				return ret;
 			continue;
 		}
+		/* Once per table: an earlier range may have shared it. */
 		if (pmd_val(READ_ONCE(*pmdp)) == pmd_val(mpmd)) {
-			ret = tr_privatize(nid, (u64 *)pmdp);
+			if (pmd_leaf(mpmd))
+				ret = tr_split(nid, pmdp, mpmd);
+			else
+				ret = tr_privatize(nid, (u64 *)pmdp);
 			if (ret)
 				return ret;
 		}
 		if (!leaves)
 			continue;
+		/* The node's own PTEs: copies of the master's, or a split block. */
 		for (; addr < next; addr += PAGE_SIZE) {
-			pte_t pte = ptep_get(pte_offset_kernel(mpmdp, addr));
+			pte_t pte = ptep_get(pte_offset_kernel(pmdp, addr));
 
 			if (!pte_present(pte))
 				return -EFAULT;
@@ -1425,3 +1528,157 @@ static int __init tr_debugfs_init(void)
 late_initcall(tr_debugfs_init);
 
 #endif /* CONFIG_DEBUG_FS */
+
+#ifdef CONFIG_KERNEL_TEXT_REPLICATION_KUNIT_TEST
+#include <kunit/test.h>
+
+#include <asm/patching.h>
+#include <asm/sysreg.h>
+
+/* Returns the immediate of its first instruction, which the test patches. */
+int tr_kunit_fn(void);
+asm(".pushsection .text, \"ax\"\n"
+	"	.align	2\n"
+	"	.type	tr_kunit_fn, %function\n"
+	"tr_kunit_fn:\n"
+	"	mov	w0, #1\n"
+	"	ret\n"
+	"	.size	tr_kunit_fn, . - tr_kunit_fn\n"
+	"	.popsection\n");
+
+struct tr_kunit_cpu {
+	int ret;
+	phys_addr_t pa;
+	u32 insn;
+};
+
+/* On each CPU: run the function, and read what its own table maps it to. */
+static void tr_kunit_run(void *data)
+{
+	struct tr_kunit_cpu *c = (struct tr_kunit_cpu *)data + smp_processor_id();
+	u64 par;
+
+	c->ret = tr_kunit_fn();
+	asm volatile("at s1e1r, %0" : : "r" (tr_kunit_fn));
+	isb();
+	par = read_sysreg_par();
+	c->pa = 0;
+	if (par & SYS_PAR_EL1_F)
+		return;
+	c->pa = (par & SYS_PAR_EL1_PA) | offset_in_page(tr_kunit_fn);
+	/* The copy's linear alias: the bytes, not what fetch saw. */
+	c->insn = le32_to_cpu(*(__le32 *)phys_to_virt(c->pa));
+}
+
+static bool tr_kunit_cleaned(phys_addr_t pa)
+{
+	unsigned int i;
+
+	for (i = 0; i < tr_nr_cleaned; i++) {
+		if (tr_cleaned[i] == pa)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Patch kernel text to MOVZ W0, #2 and back to #1: every CPU must run the
+ * new instruction from its own node's copy, which must hold it, and every
+ * copy, the master's included, must have been cleaned before the I-cache
+ * was invalidated.
+ */
+static void tr_test_patch_every_copy(struct kunit *test)
+{
+	phys_addr_t master = __pa_symbol(tr_kunit_fn);
+	struct tr_kunit_cpu *c;
+	unsigned int cpu, copies = 0;
+	bool active;
+	int imm, nid;
+
+	/*
+	 * At boot KUnit runs before the switch (ktext_maint.sh runs this
+	 * again through debugfs): then only the master may be written and
+	 * every CPU runs it.  No skip: KUnit never reruns a skipped case.
+	 */
+	active = READ_ONCE(tr_active);
+	for_each_node(nid)
+		copies += active && tr_nodes[nid].use == nid;
+	c = kunit_kcalloc(test, nr_cpu_ids, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (imm = 2; imm >= 1; imm--) {
+		u32 insn = 0x52800000 | (imm << 5);	/* MOVZ W0, #imm */
+
+		WRITE_ONCE(tr_watch, (unsigned long)tr_kunit_fn);
+		KUNIT_ASSERT_EQ(test,
+				aarch64_insn_patch_text_nosync(tr_kunit_fn, insn), 0);
+		WRITE_ONCE(tr_watch, 0);
+		KUNIT_EXPECT_EQ(test, tr_nr_cleaned, copies);
+		if (active) {
+			KUNIT_EXPECT_TRUE_MSG(test, tr_kunit_cleaned(master),
+					      "master %pa not cleaned", &master);
+			KUNIT_EXPECT_TRUE_MSG(test, tr_icache_done,
+					      "no I-cache invalidation after the last clean");
+		}
+		cpus_read_lock();
+		for_each_online_cpu(cpu) {
+			int want = active && percpu_pgtable_root(cpu) ?
+				   tr_nodes[cpu_to_node(cpu)].use :
+				   page_to_nid(phys_to_page(master));
+
+			smp_call_function_single(cpu, tr_kunit_run, c, 1);
+			KUNIT_EXPECT_EQ_MSG(test, c[cpu].ret, imm, "cpu%u ran the old text", cpu);
+			/* No assertion: it would leave with the hotplug lock held. */
+			KUNIT_EXPECT_NE_MSG(test, c[cpu].pa, 0, "cpu%u: text not mapped", cpu);
+			if (!c[cpu].pa)
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, page_to_nid(phys_to_page(c[cpu].pa)), want,
+					    "cpu%u runs %pa", cpu, &c[cpu].pa);
+			KUNIT_EXPECT_EQ_MSG(test, c[cpu].insn, insn, "cpu%u's copy %pa",
+					    cpu, &c[cpu].pa);
+			if (active)
+				KUNIT_EXPECT_TRUE_MSG(test, tr_kunit_cleaned(c[cpu].pa),
+						      "cpu%u's copy %pa not cleaned", cpu,
+						      &c[cpu].pa);
+		}
+		cpus_read_unlock();
+	}
+}
+
+/*
+ * A synthetic read-only executable block, contiguous hint set, split as a
+ * block that rodata ends inside is: every PTE maps the block's page with
+ * the block's attributes, as the same mapping made of pages would.
+ */
+static void tr_test_split_block(struct kunit *test)
+{
+	unsigned long pfn = 0x40000;	/* any PMD-aligned frame: not mapped */
+	pmd_t block = pmd_mkcont(pmd_mkhuge(pfn_pmd(pfn, PAGE_KERNEL_ROX)));
+	pte_t *ptes = kunit_kcalloc(test, PTRS_PER_PTE, sizeof(*ptes), GFP_KERNEL);
+	unsigned int i, bad = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	KUNIT_ASSERT_TRUE(test, pmd_leaf(block));
+	tr_split_block(block, ptes);
+	for (i = 0; i < PTRS_PER_PTE; i++) {
+		pte_t want = pfn_pte(pfn + i, PAGE_KERNEL_ROX);
+
+		if (pte_val(ptes[i]) != pte_val(want) && bad++ < 4)
+			KUNIT_FAIL(test, "pte %u: %#llx, want %#llx", i,
+				   (u64)pte_val(ptes[i]), (u64)pte_val(want));
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
+static struct kunit_case tr_test_cases[] = {
+	KUNIT_CASE(tr_test_split_block),
+	KUNIT_CASE(tr_test_patch_every_copy),
+	{}
+};
+
+static struct kunit_suite tr_test_suite = {
+	.name = "text_replica",
+	.test_cases = tr_test_cases,
+};
+
+kunit_test_suite(tr_test_suite);
+#endif

@@ -17,7 +17,8 @@ void __init text_replica_reserve_va(void);
 void __init text_replica_reserve(void);
 void text_replica_init(void);
 bool text_replica_shared_table(unsigned long addr);
-int text_replica_write(void *addr, const void *src, size_t len);
+int text_replica_prepare(void *addr, size_t len);
+void text_replica_write(void *addr, const void *src, size_t len);
 unsigned long text_replica_module_base(void);
 bool text_replica_module_addr(unsigned long addr);
 int text_replica_module_prot(unsigned long addr, int numpages,
@@ -42,9 +43,13 @@ static inline bool text_replica_shared_table(unsigned long addr)
 	return false;
 }
 
-static inline int text_replica_write(void *addr, const void *src, size_t len)
+static inline int text_replica_prepare(void *addr, size_t len)
 {
 	return 0;
+}
+
+static inline void text_replica_write(void *addr, const void *src, size_t len)
+{
 }
 
 static inline unsigned long text_replica_module_base(void)
