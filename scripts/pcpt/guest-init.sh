@@ -97,6 +97,10 @@ check)
 		grep -E "harness_|$only" kselftest-list.txt > kselftest-list.only
 		mv kselftest-list.only kselftest-list.txt
 	fi
+	# pcpt.extra=NAME.sh: also run an installed script that is not a
+	# test (an investigation, see its header).
+	extra=$(opt extra "")
+	[ -n "$extra" ] && echo "percpu_pgtable:$extra" >> kselftest-list.txt
 	echo "PCPT-KSELFTEST-BEGIN"
 	./run_kselftest.sh
 	echo "PCPT-KSELFTEST-END"
