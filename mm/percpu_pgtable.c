@@ -474,7 +474,6 @@ static int pcpt_replace_fn(void *data)
 static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
 {
 	struct pcpt_replace r = { .client = client, .add = add };
-	bool locked = false;
 	unsigned int cpu;
 	int ret = 0;
 
@@ -498,9 +497,13 @@ static int pcpt_replace_roots(struct percpu_pgtable_client *client, bool add)
 		}
 	}
 	atomic_set(&r.arrived, 0);
-	/* No ptdump walk (init_mm's lock) of an old root we free below. */
-	mmap_write_lock(&init_mm);
-	locked = true;
+	/*
+	 * No ptdump walk can be in an old root freed below: replacement
+	 * happens only before userspace, in kernel_init(), which runs
+	 * ptdump_check_wx() itself later.  (init_mm's mmap lock cannot be
+	 * held here: ptdump takes it inside mem_hotplug_lock, which CPU
+	 * hotplug, and so stop_machine(), nests inside.)
+	 */
 	ret = stop_machine(pcpt_replace_fn, &r, cpu_online_mask);
 	ret = ret ?: r.ret;
 	/* On success r.new[] holds the old roots, else the unused new ones. */
@@ -513,14 +516,12 @@ out:
 		 * stuck in the kernel) may be on its old root: keep that.
 		 */
 		if (!ret && !r.moved[cpu] && arch_percpu_pgtable_offline_may_run()) {
-			pr_warn("cpu%u is offline but may still run: its old table is kept\n",
-				cpu);
+			pr_warn_once("cpu%u (and maybe others) offline but may still run: old tables kept\n",
+				     cpu);
 			continue;
 		}
 		arch_percpu_pgtable_free(r.new[cpu]);
 	}
-	if (locked)
-		mmap_write_unlock(&init_mm);
 	kfree(r.new);
 	kfree(r.moved);
 	if (!ret && pcpt_protected) {
