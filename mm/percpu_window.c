@@ -331,17 +331,17 @@ bool __init pcpu_window_prepare(void)
 		pr_info("inactive: per-CPU kernel page tables are off; this_cpu ops mask interrupts\n");
 		return false;
 	}
-	if (!pcpu_window_bounded || first != PCPU_WINDOW_VM_START) {
-		pr_warn("inactive: first percpu chunk at %#lx, not at %#lx (percpu_alloc=page layout); this_cpu ops mask interrupts\n",
-			first, (unsigned long)PCPU_WINDOW_VM_START);
-		return false;
-	}
 	for_each_possible_cpu(cpu) {
 		if (!percpu_pgtable_root(cpu)) {
 			pr_warn("inactive: CPU%u runs on the master table; this_cpu ops mask interrupts\n",
 				cpu);
 			return false;
 		}
+	}
+	if (!pcpu_window_bounded || first != PCPU_WINDOW_VM_START) {
+		pr_warn("inactive: first percpu chunk at %#lx, not at %#lx (percpu_alloc=page layout); this_cpu ops mask interrupts\n",
+			first, (unsigned long)PCPU_WINDOW_VM_START);
+		return false;
 	}
 	pcpw_base = arch_this_cpu_window_base();
 	if (WARN_ON(pcpw_base < THIS_CPU_WINDOW_START ||
