@@ -22,18 +22,16 @@ rounds=$(cmdline_opt ftrace_rounds 20)
 kp=$(cmdline_opt ftrace_kprobe 0)
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
 
-pids=
-for node in $(online_nodes); do
-	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $NF }')
-	[ -n "$cpu" ] || continue
-	taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
-	pids="$pids $!"
-done
+start_node_readers
 echo 16 > "$T/buffer_size_kb"
 if [ "$kp" = 1 ]; then
-	echo 'p:ftc function_trace_call' >> "$T/kprobe_events" || fail "kprobe on function_trace_call"
-	mkdir "$T/instances/ftc"
-	echo 1 > "$T/instances/ftc/events/kprobes/ftc/enable"
+	if echo 'p:ftc function_trace_call' >> "$T/kprobe_events" 2>/dev/null; then
+		mkdir "$T/instances/ftc"
+		echo 1 > "$T/instances/ftc/events/kprobes/ftc/enable"
+	else
+		echo "# no kprobe on function_trace_call: $(tail -2 "$T/error_log" | tr '\n' ' ')"
+		kp=0
+	fi
 fi
 echo vfs_read > "$T/set_ftrace_filter"
 echo function > "$T/current_tracer"

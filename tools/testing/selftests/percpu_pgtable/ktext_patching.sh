@@ -28,16 +28,8 @@ active=0
 tr_active && active=1
 
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
-# A background loop of read(2) (no fork per call) on the last CPU of
-# every node: patches land while those CPUs run vfs_read.  One per node
-# keeps the guest responsive under TCG.
-pids=
-for node in $(online_nodes); do
-	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $NF }')
-	[ -n "$cpu" ] || continue
-	taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
-	pids="$pids $!"
-done
+# Patches land while a CPU of every node runs vfs_read.
+start_node_readers
 
 echo 16 > "$T/buffer_size_kb"
 

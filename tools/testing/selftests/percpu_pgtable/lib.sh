@@ -194,6 +194,20 @@ tr_expected_node()
 	fi
 }
 
+# start_node_readers: a background loop of read(2) (no fork per call) on
+# the last CPU of every node, their PIDs in $pids.  One per node keeps
+# the guest responsive under TCG.
+start_node_readers()
+{
+	pids=
+	for node in $(online_nodes); do
+		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $NF }')
+		[ -n "$cpu" ] || continue
+		taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
+		pids="$pids $!"
+	done
+}
+
 # ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
 ksym()
 {
