@@ -1538,7 +1538,10 @@ late_initcall(tr_debugfs_init);
 #include <asm/patching.h>
 #include <asm/sysreg.h>
 
-/* Returns the immediate of its first instruction, which the test patches. */
+/*
+ * Returns the immediate of its first instruction, which the test patches.
+ * Only ever called directly (BL): it has no BTI landing pad.
+ */
 int tr_kunit_fn(void);
 asm(".pushsection .text, \"ax\"\n"
 	"	.align	2\n"
