@@ -45,6 +45,8 @@ skip()
 
 finish()
 {
+	# A test that loaded the observer leaves it to the next one clean.
+	[ -d "$OBSERVE" ] && rmmod ktext_observe_mod 2>/dev/null
 	if [ "$pcpt_failures" -ne 0 ]; then
 		echo "# $pcpt_failures check(s) failed"
 		exit $ksft_fail
@@ -236,6 +238,87 @@ tr_verify()
 	else
 		fail "after $1: $(echo "$out" | grep -v ' 0 differ$' | tail -6 | tr '\n' ';')"
 	fi
+}
+
+OBSERVE=/sys/kernel/debug/ktext_observe
+
+# observe_load: load ktext_observe_mod, which reads what every CPU sees of
+# the text without the text replica's bookkeeping (test_modules/).
+observe_load()
+{
+	[ -d "$OBSERVE" ] && return 0
+	insmod "$DIR/test_modules/ktext_observe_mod.ko" 2>/dev/null && return 0
+	fail "insmod ktext_observe_mod: $(dmesg | tail -2 | tr '\n' ';')"
+	return 1
+}
+
+# tr_view WHAT image|MODULE_ADDR [NODE]: every CPU of ktext_cpus reads,
+# through its own table, the image's text and rodata ([_stext,
+# __end_rodata)) or the module allocation at MODULE_ADDR, and compares
+# each page with the master's (ktext_observe_mod).  No page may differ.
+# For the image, each CPU's pages must all be in the memory of one node:
+# tr_expected_node's while replication is active, else the same node for
+# every CPU.  For a module, NODE=1 asks for tr_expected_node's memory
+# while module text is replicated (tr_modules), and nothing else.
+tr_view()
+{
+	observe_load || return
+	cpus_v=$(ktext_cpus | tr ' \n' ',,' | sed 's/^,*//; s/,*$//; s/,,*/,/g')
+	if [ "$2" = image ]; then
+		req="image $(ksym _stext) $(ksym __end_rodata) $cpus_v"
+	else
+		req="module $2 $cpus_v"
+	fi
+	if ! echo "$req" > "$OBSERVE/view"; then
+		fail "$1: ktext_observe_mod refused \"$req\""
+		return
+	fi
+	out=$(cat "$OBSERVE/view")
+	bad=
+	one=
+	active_v=0
+	if [ "$2" = image ]; then
+		tr_active && active_v=1
+	elif [ "${3:-0}" = 1 ]; then
+		tr_active && tr_modules && active_v=1
+	fi
+	while read -r cpu _ node pages _ differ _ _ _ nodes; do
+		[ -n "$cpu" ] || continue
+		cpu=${cpu#cpu}
+		want=
+		if [ $active_v -eq 1 ]; then
+			want=$(tr_expected_node "$cpu")
+		elif [ "$2" = image ]; then
+			# No node ("none") is no node to agree on.
+			one=${one:-${nodes%%:*}}
+			[ "$one" = none ] && one=a-node
+			want=$one
+		fi
+		if [ "$pages" -eq 0 ] || [ "$differ" != 0 ] ||
+		   { [ -n "$want" ] && [ "$nodes" != "$want:$pages" ]; }; then
+			bad="$bad cpu$cpu node ${node%:}: $pages pages, $differ differ, on nodes $nodes${want:+ (want $want)};"
+		fi
+	done <<EOF
+$(echo "$out" | sed 's/, first at .*//; s/, pa nodes:/ /; s/,//g')
+EOF
+	# One line per CPU asked for, no more, no fewer.
+	nl=$(echo "$out" | grep -c '^cpu')
+	want_nl=$(echo "$cpus_v" | tr ',' '\n' | grep -c .)
+	[ "$nl" -eq "$want_nl" ] || bad="$bad $nl CPU lines for $want_nl CPUs;"
+	if [ -z "$bad" ] && [ -n "$out" ]; then
+		pass "$1: every CPU reads the master's bytes ($(echo "$out" | awk 'NR == 1 { print $4 }') pages each)"
+	else
+		fail "$1:${bad:- no output}"
+		echo "$out" | grep -v ' 0 differ' | head -4 | sed 's/^/# /'
+	fi
+}
+
+# mod_text MOD: the lowest text address of module MOD (/proc/kallsyms),
+# which lies in the first page of its text allocation.
+mod_text()
+{
+	awk -v m="[$1]" '$4 == m && ($2 == "t" || $2 == "T") { print "0x" $1 }' /proc/kallsyms |
+		sort | head -1
 }
 
 # ktext_cpus: the online CPUs whose own tables the text replica tests
