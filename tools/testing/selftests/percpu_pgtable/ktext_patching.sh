@@ -5,15 +5,19 @@
 # key (the sched_switch tracepoint), ftrace (function tracer on vfs_read)
 # and a kprobe (on vfs_read), each switched on and off
 # pcpt.ktext_patch_loops times (default 2).  The first time each is on,
-# the trace must hold hits from CPUs of every node: a node whose copy was
-# not patched would not hit it.  Copies are compared every other loop
-# and at the end.  Debug and extra boots run one loop (Makefile).
+# a read(2) pinned to every CPU must show in that CPU's own ring buffer:
+# a CPU whose copy was not patched would not hit it.  After every loop
+# but the last, and at the end, every CPU reads the kernel's text and
+# rodata through its own table and must find the master's bytes, from
+# memory of the node it must use (ktext_observe_mod, independent of the
+# feature's bookkeeping); with replication active the feature's own
+# verify must agree.  Debug and extra boots run one loop (Makefile).
 #
 # Then module text: a static branch, ftrace and a kprobe on a function of
 # ktext_test_mod, which every CPU runs in turn (debugfs ktext_test/call).
 # Each CPU must see the static branch flip both ways, and must show in
-# the trace of ftrace and of the kprobe; then, with the module loaded,
-# its node copies must equal the master.
+# its own trace of ftrace and of the kprobe; then, with the module
+# loaded, every CPU must read the master's bytes of its text.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -33,100 +37,102 @@ start_node_readers
 
 echo 16 > "$T/buffer_size_kb"
 
-# nodes_hit WHAT: every node with online CPUs appears in the trace.
-nodes_hit()
+# cpus_hit WHAT CMD [FUNC]: run CMD pinned to every online CPU in turn;
+# each CPU's own ring buffer, read with tracing off and before anything
+# resets it, must hold a hit.  A CPU whose copy of the call site was not
+# patched never shows.  The runs are synchronous and the buffers keep the
+# newest events, so the check needs no retry: a miss is a failure, and
+# what tells its causes apart is printed with it (miss_evidence).
+cpus_hit()
 {
-	# A busy guest may not have run a CPU's loop yet: look up to three
-	# times; a copy that was not patched never shows up.
-	for try in 1 2 3; do
-		# Besides the background loops, a read(2) on every CPU now.
-		for c in $cpus; do
-			taskset -c "$c" sh -c 'read -r x < /proc/self/stat'
-		done
-		sleep 1
-		echo 0 > "$T/tracing_on"
-		hit=$(grep -o '\[[0-9][0-9]*\]' "$T/trace" | tr -d '[]' | sort -un)
-		echo 1 > "$T/tracing_on"
-		seen=
-		for c in $hit; do
-			seen="$seen $(node_of_cpu $((10#$c)))"
-		done
-		missing=
-		for node in $(online_nodes); do
-			[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] || continue
-			case " $seen " in *" $node "*) ;; *) missing="$missing $node" ;; esac
-		done
-		[ -z "$missing" ] && break
+	echo > "$T/trace"
+	for c in $cpus; do
+		taskset -c "$c" sh -c "$2"
+	done
+	echo 0 > "$T/tracing_on"
+	missing=
+	for c in $cpus; do
+		grep -q '^[^#]' "$T/per_cpu/cpu$c/trace" || missing="$missing $c"
 	done
 	if [ -z "$missing" ]; then
-		pass "$1: hit on CPUs of every node"
-	elif [ "$2" = soft ]; then
-		# Known open issue (Documentation/mm/text-replication.rst): the
-		# function tracer sometimes shows no hit from one node's CPUs
-		# while that node's copy holds the patch (verify below).  Shown,
-		# not counted, until it is explained; the copies still must match.
-		echo "# KNOWN ISSUE: $1: no hit from node(s)$missing (CPUs seen: $(echo $hit))"
-		# Evidence for the investigation: did those CPUs' buffers
-		# take events at all, and is the call site enabled?
-		for node in $missing; do
-			for c in $(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)"); do
-				echo "# cpu$c stats: $(grep -E '^(entries|overrun|dropped events):' "$T/per_cpu/cpu$c/stats" | tr '\n' ' ')"
-			done
-		done
-		echo "# enabled_functions: $(head -3 "$T/enabled_functions" | tr '\n' ';')"
-		[ $active -eq 1 ] && tr_verify "$1, while on"
+		pass "$1: hit on every CPU"
 	else
-		fail "$1: no hit from node(s)$missing (CPUs seen: $(echo $hit))"
-		# Tell a copy that was not patched from a trace that missed it.
-		[ $active -eq 1 ] && tr_verify "$1, while on"
+		fail "$1: no hit on CPU(s)$missing"
+		miss_evidence "$2" "${3:-}" $missing
 	fi
 	echo > "$T/trace"
+	echo 1 > "$T/tracing_on"
 }
+
+# miss_evidence CMD FUNC CPU...: the missing CPUs' ring buffer statistics
+# (before any reset), the bytes of FUNC's entry and of the ftrace literal
+# 8 bytes before it as every CPU reads them, and whether an ftrace_ops of
+# ktext_observe_mod on FUNC counts CMD's calls on those CPUs: calls
+# counted there but not in the trace mean the tracer dropped them, no
+# calls mean the call site does not reach ftrace.
+miss_evidence()
+{
+	cmd=$1 fn=$2
+	shift 2
+	for c in "$@"; do
+		echo "# cpu$c: $(grep -E '^(entries|overrun|commit overrun|dropped events):' "$T/per_cpu/cpu$c/stats" | tr '\n' ' ')"
+	done
+	[ -n "$fn" ] || return 0
+	echo "# enabled_functions: $(grep "^$fn " "$T/enabled_functions" | tr '\n' ';')"
+	observe_load || return 0
+	if echo "$(ksym "$fn") 16 8" > "$OBSERVE/peek"; then
+		sed 's/^/# literal, entry of '"$fn"': /' "$OBSERVE/peek"
+		[ "$(cut -d' ' -f2 "$OBSERVE/peek" | sort -u | wc -l)" -gt 1 ] &&
+			echo "# the CPUs read different bytes there: a copy missed a write"
+	fi
+	echo "$fn" > "$OBSERVE/count" || return 0
+	echo 1 > "$T/tracing_on"
+	for c in "$@"; do
+		taskset -c "$c" sh -c "$cmd"
+	done
+	echo 0 > "$T/tracing_on"
+	for c in "$@"; do
+		echo "# cpu$c again: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls, trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
+	done
+	echo off > "$OBSERVE/count"
+}
+
+READ1='read -r x < /proc/self/stat'
 
 i=0
 while [ $i -lt "$loops" ]; do
 	echo "# patching loop $((i + 1)) of $loops"
 	echo > "$T/trace"
 	echo 1 > "$T/events/sched/sched_switch/enable"
-	[ $i -eq 0 ] && nodes_hit "static key (sched_switch tracepoint)"
+	[ $i -eq 0 ] && cpus_hit "static key (sched_switch tracepoint)" "$READ1"
 	echo 0 > "$T/events/sched/sched_switch/enable"
 
 	echo vfs_read > "$T/set_ftrace_filter"
 	echo function > "$T/current_tracer"
-	[ $i -eq 0 ] && nodes_hit "ftrace (function tracer on vfs_read)" soft
+	if [ $i -eq 0 ]; then
+		cpus_hit "ftrace (function tracer on vfs_read)" "$READ1" vfs_read
+		# A copy that missed the write differs now; once the
+		# call site is restored it would not.
+		tr_view "function tracer on vfs_read, while on" image
+	fi
 	echo nop > "$T/current_tracer"
 	echo > "$T/set_ftrace_filter"
 
 	echo 'p:ktext_probe vfs_read' >> "$T/kprobe_events"
 	echo 1 > "$T/events/kprobes/ktext_probe/enable"
-	[ $i -eq 0 ] && nodes_hit "kprobe on vfs_read"
+	if [ $i -eq 0 ]; then
+		cpus_hit "kprobe on vfs_read" "$READ1" vfs_read
+		tr_view "kprobe on vfs_read, while on" image
+	fi
 	echo 0 > "$T/events/kprobes/ktext_probe/enable"
 	echo '-:ktext_probe' >> "$T/kprobe_events"
 
-	[ $active -eq 1 ] && [ $((i % 2)) -eq 1 ] && [ $((i + 1)) -lt "$loops" ] &&
-		tr_verify "patching loop $((i + 1))"
+	if [ $((i + 1)) -lt "$loops" ]; then
+		[ $active -eq 1 ] && tr_verify "patching loop $((i + 1))"
+		tr_view "patching loop $((i + 1)), kernel text and rodata" image
+	fi
 	i=$((i + 1))
 done
-
-# cpus_hit WHAT: run the module function on every CPU; each must show up
-# in the trace.
-cpus_hit()
-{
-	echo > "$T/trace"
-	for c in $cpus; do
-		taskset -c "$c" cat "$D/call" > /dev/null
-	done
-	echo 0 > "$T/tracing_on"
-	hit=$(grep -o '\[[0-9][0-9]*\]' "$T/trace" | tr -d '[]' | sed 's/^0*\([0-9]\)/\1/' | sort -un)
-	echo 1 > "$T/tracing_on"
-	missing=
-	for c in $cpus; do
-		echo "$hit" | grep -qx "$c" || missing="$missing $c"
-	done
-	[ -z "$missing" ] && pass "$1: hit on every CPU" ||
-		fail "$1: no hit from CPU(s)$missing (seen: $(echo $hit))"
-	echo > "$T/trace"
-}
 
 # key_all WANT: every CPU runs the module's static branch the WANT way.
 key_all()
@@ -154,15 +160,18 @@ if insmod "$DIR/test_modules/$mod.ko"; then
 	done
 	echo ktext_test_call > "$T/set_ftrace_filter"
 	echo function > "$T/current_tracer"
-	cpus_hit "ftrace on $mod's ktext_test_call"
+	cpus_hit "ftrace on $mod's ktext_test_call" "cat $D/call > /dev/null" ktext_test_call
+	tr_view "ftrace on $mod's ktext_test_call, while on" "$(mod_text $mod)" 1
 	echo nop > "$T/current_tracer"
 	echo > "$T/set_ftrace_filter"
 	echo "p:ktext_mprobe $mod:ktext_test_call" >> "$T/kprobe_events"
 	echo 1 > "$T/events/kprobes/ktext_mprobe/enable"
-	cpus_hit "kprobe on $mod's ktext_test_call"
+	cpus_hit "kprobe on $mod's ktext_test_call" "cat $D/call > /dev/null" ktext_test_call
+	tr_view "kprobe on $mod's ktext_test_call, while on" "$(mod_text $mod)" 1
 	echo 0 > "$T/events/kprobes/ktext_mprobe/enable"
 	echo '-:ktext_mprobe' >> "$T/kprobe_events"
 	[ $active -eq 1 ] && tr_verify "patching $mod"
+	tr_view "patching $mod, its text" "$(mod_text $mod)" 1
 	rmmod $mod
 else
 	fail "insmod $mod: $(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
@@ -170,9 +179,6 @@ fi
 
 kill $pids 2>/dev/null
 wait 2>/dev/null
-if [ $active -eq 1 ]; then
-	tr_verify "$loops patching loops"
-else
-	pass "$loops patching loops with replication inactive"
-fi
+[ $active -eq 1 ] && tr_verify "$loops patching loops"
+tr_view "$loops patching loops, kernel text and rodata" image
 finish
