@@ -4,7 +4,8 @@
 # The kernel's own tests of what this work touches, run on the patched
 # kernel: lib/percpu_test.c (this_cpu and __this_cpu ops against plain
 # arithmetic; the former go through the window), lib/test_static_keys.c
-# (jump label patching, which writes every copy of the text) and the
+# (jump label patching, which writes every copy of the modules' text;
+# loaded from a CPU of every node) and the
 # ftrace start-up self-tests (every tracer, dynamic ftrace patching at
 # boot), read from the console.  The kprobes tests are KUnit
 # (test_kprobes) and judged with the other suites; any WARN the tests
@@ -36,13 +37,20 @@ base=$(modko test_static_key_base)
 keys=$(modko test_static_keys)
 if [ -z "$base" ] || [ -z "$keys" ]; then
 	fail "test_static_keys.ko not installed (CONFIG_TEST_STATIC_KEYS=m)"
-elif insmod "$base" && insmod "$keys"; then
-	pass "lib/test_static_keys.c: every key and branch as expected"
-	rmmod test_static_keys
-	rmmod test_static_key_base
 else
-	fail "lib/test_static_keys.c failed: $(dmesg | tail -3 | tr '\n' ';')"
-	rmmod test_static_key_base 2>/dev/null
+	# From a CPU of every node: each load flips the keys of the two
+	# modules and patches their branches, in every copy of their text.
+	for node in $(online_nodes); do
+		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $1 }')
+		[ -n "$cpu" ] || continue
+		if taskset -c "$cpu" insmod "$base" && taskset -c "$cpu" insmod "$keys"; then
+			pass "lib/test_static_keys.c on cpu$cpu (node $node): every key and branch as expected"
+			rmmod test_static_keys
+		else
+			fail "lib/test_static_keys.c on cpu$cpu failed: $(dmesg | tail -3 | tr '\n' ';')"
+		fi
+		rmmod test_static_key_base 2>/dev/null
+	done
 fi
 
 # "Testing ...: " and its verdict are two printks: another message may

@@ -8,7 +8,9 @@
 # entries when not), so every node's tables must see them.  Each load
 # runs all of the module's text; then copies and tables are compared with
 # the master, and the module window must hold as many pages and node
-# copies as before: unloading gives every page back.
+# copies as before: unloading gives every page back.  Last, every CPU
+# reads a newly loaded module's text through its own table
+# (ktext_observe_mod): the master's bytes, from its node's memory.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -65,5 +67,13 @@ if tr_modules; then
 	after=$(mw_pages)
 	[ "$after" = "$before" ] && pass "module window back to $after" ||
 		fail "module window held $before before, $after after"
+fi
+# After the stress, what every CPU reads of a newly loaded module: the
+# master's bytes, from its own node's memory while modules are replicated.
+if insmod "$DIR/test_modules/ktext_big0.ko"; then
+	tr_view "ktext_big0 loaded after the stress, its text" "$(mod_text ktext_big0)" 1
+	rmmod ktext_big0
+else
+	fail "insmod ktext_big0 after the stress"
 fi
 finish
