@@ -259,7 +259,9 @@ observe_load()
 # For the image, each CPU's pages must all be in the memory of one node:
 # tr_expected_node's while replication is active, else the same node for
 # every CPU.  For a module, NODE=1 asks for tr_expected_node's memory
-# while module text is replicated (tr_modules), and nothing else.
+# while module text is replicated (tr_modules), and nothing else;
+# NODE=same asks that every CPU map it to memory of one node (memory that
+# is not replicated).
 tr_view()
 {
 	observe_load || return
@@ -288,7 +290,7 @@ tr_view()
 		want=
 		if [ $active_v -eq 1 ]; then
 			want=$(tr_expected_node "$cpu")
-		elif [ "$2" = image ]; then
+		elif [ "$2" = image ] || [ "${3:-0}" = same ]; then
 			# No node ("none") is no node to agree on.
 			one=${one:-${nodes%%:*}}
 			[ "$one" = none ] && one=a-node
