@@ -30,8 +30,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MAX_CPUS	64
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* CPU ids run 0..N-1 for the N possible CPUs: the highest one, plus 1. */
+static int possible_cpus(void)
+{
+	char buf[256], *last;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int n = -1;
+
+	if (f && fgets(buf, sizeof(buf), f)) {
+		last = strrchr(buf, '-');
+		if (!last || strrchr(buf, ',') > last)
+			last = strrchr(buf, ',');
+		n = atoi(last ? last + 1 : buf) + 1;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
 
 static int bpf(int cmd, union bpf_attr *attr)
 {
@@ -43,8 +60,8 @@ static int bpf(int cmd, union bpf_attr *attr)
 
 int main(int argc, char **argv)
 {
-	__u64 values[MAX_CPUS];
 	union bpf_attr attr;
+	__u64 *values;
 	int map, prog, cpu, ncpus, bad = 0;
 	__u32 key = 0;
 	char log[4096], c;
@@ -53,9 +70,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s KPROBE_ID\n", argv[0]);
 		return 2;
 	}
-	ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	if (ncpus < 1 || ncpus > MAX_CPUS) {
-		fprintf(stderr, "ktext_bpf: %d CPUs: accepted 1 to %d\n", ncpus, MAX_CPUS);
+	/* A per-CPU array's value comes as one u64 per possible CPU. */
+	ncpus = possible_cpus();
+	values = ncpus > 0 ? calloc(ncpus, sizeof(*values)) : NULL;
+	if (!values) {
+		fprintf(stderr, "ktext_bpf: no possible CPU list\n");
 		return 1;
 	}
 
@@ -90,13 +109,15 @@ int main(int argc, char **argv)
 	attr.insns = (uintptr_t)insns;
 	attr.insn_cnt = ARRAY_SIZE(insns);
 	attr.license = (uintptr_t)"GPL";
-	attr.log_buf = (uintptr_t)log;
-	attr.log_size = sizeof(log);
-	attr.log_level = 1;
 	snprintf(attr.prog_name, sizeof(attr.prog_name), "ktext_bpf");
-	log[0] = '\0';
 	prog = bpf(BPF_PROG_LOAD, &attr);
 	if (prog < 0) {
+		/* Again, for the verifier's log. */
+		attr.log_buf = (uintptr_t)log;
+		attr.log_size = sizeof(log);
+		attr.log_level = 1;
+		log[0] = '\0';
+		bpf(BPF_PROG_LOAD, &attr);
 		fprintf(stderr, "ktext_bpf: BPF_PROG_LOAD: %s\n%s\n", strerror(errno), log);
 		return 1;
 	}

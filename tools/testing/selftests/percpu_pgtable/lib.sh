@@ -260,8 +260,9 @@ observe_load()
 # tr_expected_node's while replication is active, else the same node for
 # every CPU.  For a module, NODE=1 asks for tr_expected_node's memory
 # while module text is replicated (tr_modules), and nothing else;
-# NODE=same asks that every CPU map it to memory of one node (memory that
-# is not replicated).
+# NODE=same asks that every CPU map it to the same nodes' memory, page
+# for page counted (memory that is not replicated; a second copy on the
+# same node would pass).
 tr_view()
 {
 	observe_load || return
@@ -290,14 +291,19 @@ tr_view()
 		want=
 		if [ $active_v -eq 1 ]; then
 			want=$(tr_expected_node "$cpu")
-		elif [ "$2" = image ] || [ "${3:-0}" = same ]; then
+		elif [ "${3:-0}" = same ]; then
+			# Every CPU's counts per node as the first one's.
+			one=${one:-$nodes}
+			want=$one
+		elif [ "$2" = image ]; then
 			# No node ("none") is no node to agree on.
 			one=${one:-${nodes%%:*}}
 			[ "$one" = none ] && one=a-node
-			want=$one
+			want=$one:$pages
 		fi
+		[ -n "$want" ] && [ $active_v -eq 1 ] && want=$want:$pages
 		if [ "$pages" -eq 0 ] || [ "$differ" != 0 ] ||
-		   { [ -n "$want" ] && [ "$nodes" != "$want:$pages" ]; }; then
+		   { [ -n "$want" ] && [ "$nodes" != "$want" ]; }; then
 			bad="$bad cpu$cpu node ${node%:}: $pages pages, $differ differ, on nodes $nodes${want:+ (want $want)};"
 		fi
 	done <<EOF
