@@ -50,6 +50,10 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
+# make ftrace-rate: boots per kernel, rounds per boot.
+RUNS ?= 20
+ROUNDS ?= 5
+KINDS ?=
 
 CONFIGS_ACCEPTED := default debug swpan huge
 PAGES_ACCEPTED := 4k 16k 64k
@@ -80,6 +84,8 @@ ifneq ($(shell [ "$(VMEM_MB)" -eq "$(VMEM_MB)" ] 2>/dev/null && \
 	[ $$(( $(VMEM_MB) % 128 )) -eq 0 ] && echo ok),ok)
 $(error VMEM_MB='$(VMEM_MB)' is not accepted; use 0 (no virtio-mem device) or MiB in steps of 128 up to 8192)
 endif
+$(foreach v,RUNS ROUNDS,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [ "$($(v))" -le 1000 ] && echo ok),,\
+	$(error $(v)='$($(v))' is not accepted; use a count from 1 to 1000)))
 ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le 16 ] && echo ok),ok)
 $(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=16 of the test configuration)
 endif
@@ -124,13 +130,14 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix bench clean distclean
+	check-one matrix bench ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
+	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
 	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
@@ -211,11 +218,19 @@ matrix:
 BASE_BLD := $(OUT)/build-base/$(LABEL)
 KSFT_SRC := $(REPO)/tools/testing/selftests/percpu_pgtable
 BENCH_DIR := $(OUT)/bench/$(LABEL)
-bench: build
+base: sync
 	@[ -d $(BASE_TREE) ] || git -C $(TREE) worktree add -q --detach $(BASE_TREE) pcpt-base
 	@git -C $(BASE_TREE) checkout -q --detach pcpt-base
 	@PCPT_LAX_CONFIG=1 bash $(S)/build-kernel.sh $(BASE_TREE) $(BASE_BLD) \
 		$(addprefix $(CFG_DIR)/,$(FRAGS_$(CONFIG)))
+
+# The function tracer step's miss rate on the base and patched kernels
+# (Documentation/mm/text-replication.rst, Limitations).
+ftrace-rate: base initramfs
+	@$(BOOT_ENV) KINDS="$(KINDS)" bash $(S)/ftrace-rate.sh $(BASE_BLD)/arch/arm64/boot/Image $(IMAGE) \
+		$(INITRD) $(LOGDIR)/ftrace-rate-$(LABEL) $(RUNS) $(ROUNDS)
+
+bench: build base
 	@bash $(S)/build-perf.sh $(BASE_TREE) $(OUT)/perf
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
 	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf

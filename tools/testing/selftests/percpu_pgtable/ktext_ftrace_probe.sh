@@ -2,39 +2,43 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Investigation, not a test: repeat ktext_patching.sh's function tracer
-# step (function tracer on vfs_read, a read(2) pinned to every CPU, a
-# background read loop on the last CPU of every node, tracing_on off,
-# read the trace, tracing_on on) pcpt.ftrace_rounds times (default 20),
-# and for each round print, before anything resets the ring buffers,
-# which CPUs the trace shows, every CPU's ring buffer statistics, and
-# (pcpt.ftrace_kprobe=1) which CPUs entered function_trace_call(),
-# counted by a kprobe event in a second trace instance, independently of
-# the function tracer's buffer.  Runs on any kernel (no module, no
-# debugfs of this project), so the unpatched base kernel can run it too.
-# Run with: make check-one CMDLINE="pcpt.extra=ktext_ftrace_probe.sh ..."
+# step (function tracer on vfs_read, a read(2) pinned to every CPU while
+# a background read loop runs on the last CPU of every node) in
+# pcpt.ftrace_rounds rounds (default 20).  Each round switches the
+# function tracer on (which patches the call site) and off, clears the trace,
+# runs the reads, waits pcpt.ftrace_sleep seconds (default 1, as the
+# step did when it missed), turns tracing off and, before anything resets
+# the ring buffers, reads which CPUs show in two ways: every CPU's own
+# buffer (per_cpu/cpuN/trace) with its statistics, and the merged trace
+# file, as the step used to.  With pcpt.ftrace_count=1 and
+# ktext_observe_mod loadable, a second ftrace_ops on vfs_read (debugfs
+# ktext_observe/count) counts the calls per CPU independently of the
+# tracer and its ring buffer (two ops move the call site from its own
+# ops to the list: not the step's conditions, so make ftrace-rate leaves
+# it off), and a missing CPU's view of vfs_read's entry and ftrace
+# literal is printed.  Needs nothing of this project in
+# the kernel, so the unpatched base kernel runs it too:
+# scripts/pcpt/ftrace-rate.sh (make ftrace-rate) compares the miss rates
+# of the base and patched kernels.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
 T=/sys/kernel/tracing
 [ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
 [ -f "$T/set_ftrace_filter" ] || skip "no function tracer"
+debugfs_mount
 rounds=$(cmdline_opt ftrace_rounds 20)
-kp=$(cmdline_opt ftrace_kprobe 0)
+count=$(cmdline_opt ftrace_count 0)
+pause=$(cmdline_opt ftrace_sleep 1)
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
+if [ "$count" = 1 ]; then
+	insmod "$DIR/test_modules/ktext_observe_mod.ko" 2>/dev/null &&
+		echo vfs_read > "$OBSERVE/count" || count=0
+fi
 
 start_node_readers
 echo 16 > "$T/buffer_size_kb"
-if [ "$kp" = 1 ]; then
-	if echo 'p:ftc function_trace_call' >> "$T/kprobe_events" 2>/dev/null; then
-		mkdir "$T/instances/ftc"
-		echo 1 > "$T/instances/ftc/events/kprobes/ftc/enable"
-	else
-		echo "# no kprobe on function_trace_call: $(tail -2 "$T/error_log" | tr '\n' ' ')"
-		kp=0
-	fi
-fi
 echo vfs_read > "$T/set_ftrace_filter"
-echo function > "$T/current_tracer"
 
 cpus_of()
 {
@@ -42,45 +46,91 @@ cpus_of()
 }
 
 missed=0
+merged_missed=0
 r=1
 while [ $r -le "$rounds" ]; do
+	# Every round patches the call site anew: the step's miss followed
+	# the switch to the function tracer.
+	echo function > "$T/current_tracer"
+	echo > "$T/trace"
+	# The counter stays registered (registering patches the call site):
+	# each round takes the difference.
+	prev=
+	[ "$count" = 1 ] && prev=$(cat "$OBSERVE/count")
 	for c in $cpus; do
 		taskset -c "$c" sh -c 'read -r x < /proc/self/stat'
 	done
-	sleep 1
+	sleep "$pause"
 	echo 0 > "$T/tracing_on"
-	[ "$kp" = 1 ] && echo 0 > "$T/instances/ftc/tracing_on"
-	hit=$(cpus_of "$T/trace")
-	stats=
-	for c in $cpus; do
-		e=$(sed -n 's/^entries: //p' "$T/per_cpu/cpu$c/stats")
-		o=$(sed -n 's/^overrun: //p' "$T/per_cpu/cpu$c/stats")
-		stats="$stats $c:$e/$o"
-	done
+	line="round $r: events/overrun/calls:"
 	miss=
 	for c in $cpus; do
-		case " $hit " in *" $c "*) ;; *) miss="$miss $c" ;; esac
+		n=$(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace")
+		o=$(sed -n 's/^overrun: //p' "$T/per_cpu/cpu$c/stats")
+		k=-
+		[ "$count" = 1 ] &&
+			k=$(($(sed -n "s/^cpu$c: //p" "$OBSERVE/count") - $(echo "$prev" | sed -n "s/^cpu$c: //p")))
+		line="$line $c:$n/$o/$k"
+		[ "$n" -gt 0 ] || miss="$miss $c"
 	done
-	line="round $r: trace CPUs: $hit; entries/overrun:$stats"
-	if [ "$kp" = 1 ]; then
-		line="$line; function_trace_call CPUs: $(cpus_of "$T/instances/ftc/trace")"
-		echo > "$T/instances/ftc/trace"
-		echo 1 > "$T/instances/ftc/tracing_on"
+	merged=$(cpus_of "$T/trace")
+	mmiss=
+	for c in $cpus; do
+		case " $merged " in *" $c "*) ;; *) mmiss="$mmiss $c" ;; esac
+	done
+	if [ -n "$mmiss" ]; then
+		merged_missed=$((merged_missed + 1))
+		line="$line; MERGED TRACE MISSES CPUs:$mmiss"
 	fi
-	[ -n "$miss" ] && { missed=$((missed + 1)); line="$line; MISSING CPUs:$miss"; }
+	if [ -n "$miss" ]; then
+		missed=$((missed + 1))
+		line="$line; MISSING CPUs:$miss"
+		[ "$count" = 1 ] && echo "$(ksym vfs_read) 16 8" > "$OBSERVE/peek" &&
+			line="$line; literal+entry: $(cat "$OBSERVE/peek" | tr '\n' ' ')"
+	fi
 	echo "# $line"
 	echo 1 > "$T/tracing_on"
+	if [ -n "$miss" ]; then
+		# Nothing changed but the buffers (reset by tracing_on): do
+		# the missing CPUs hit now?
+		echo > "$T/trace"
+		for c in $miss; do
+			taskset -c "$c" sh -c 'read -r x < /proc/self/stat'
+		done
+		echo 0 > "$T/tracing_on"
+		again=
+		for c in $miss; do
+			again="$again $c:$(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace")"
+		done
+		echo "#   round $r, the same call site, buffers reset: events$again"
+		echo 1 > "$T/tracing_on"
+		# Write the page again, leaving the call site as it is: a
+		# kprobe 16 bytes into vfs_read, on and off.  A CPU that hits
+		# only now ran code other than what its memory held: under
+		# TCG, which has no instruction cache, stale translated code.
+		echo 'p:ktext_touch vfs_read+16' >> "$T/kprobe_events"
+		echo 1 > "$T/events/kprobes/ktext_touch/enable"
+		echo 0 > "$T/events/kprobes/ktext_touch/enable"
+		echo '-:ktext_touch' >> "$T/kprobe_events"
+		echo > "$T/trace"
+		for c in $miss; do
+			taskset -c "$c" sh -c 'read -r x < /proc/self/stat'
+		done
+		echo 0 > "$T/tracing_on"
+		again=
+		for c in $miss; do
+			again="$again $c:$(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace")"
+		done
+		echo "#   round $r, the page written again, the call site unchanged: events$again"
+		echo 1 > "$T/tracing_on"
+	fi
+	echo nop > "$T/current_tracer"
 	r=$((r + 1))
 done
-echo nop > "$T/current_tracer"
 echo > "$T/set_ftrace_filter"
-if [ "$kp" = 1 ]; then
-	echo 0 > "$T/instances/ftc/events/kprobes/ftc/enable"
-	rmdir "$T/instances/ftc"
-	echo '-:ftc' >> "$T/kprobe_events"
-fi
+[ "$count" = 1 ] && echo off > "$OBSERVE/count" && rmmod ktext_observe_mod
 kill $pids 2>/dev/null
 wait 2>/dev/null
-echo "# PCPT-FTRACE-PROBE: $missed of $rounds rounds missed a CPU"
+echo "# PCPT-FTRACE-PROBE: $missed of $rounds rounds missed a CPU, merged trace $merged_missed"
 pass "$rounds rounds ($missed with a CPU missing)"
 finish
