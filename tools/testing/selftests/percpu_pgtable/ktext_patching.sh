@@ -66,10 +66,11 @@ cpus_hit()
 
 # miss_evidence CMD FUNC CPU...: the missing CPUs' ring buffer statistics
 # (before any reset), the bytes of FUNC's entry and of the ftrace literal
-# 8 bytes before it as every CPU reads them, and whether an ftrace_ops of
-# ktext_observe_mod on FUNC counts CMD's calls on those CPUs: calls
-# counted there but not in the trace mean the tracer dropped them, no
-# calls mean the call site does not reach ftrace.
+# 8 bytes before it as every CPU reads them, whether those CPUs hit once
+# the buffers are reset and nothing else changed, and whether an
+# ftrace_ops of ktext_observe_mod on FUNC counts CMD's calls on those
+# CPUs: calls counted there but not in the trace mean the tracer dropped
+# them, no calls mean the call site does not reach ftrace.
 miss_evidence()
 {
 	cmd=$1 fn=$2
@@ -85,6 +86,34 @@ miss_evidence()
 		[ "$(cut -d' ' -f2 "$OBSERVE/peek" | sort -u | wc -l)" -gt 1 ] &&
 			echo "# the CPUs read different bytes there: a copy missed a write"
 	fi
+	# First nothing changed but the buffers (reset by tracing_on): a
+	# CPU that still does not hit keeps some state of its own.
+	echo 1 > "$T/tracing_on"
+	for c in "$@"; do
+		taskset -c "$c" sh -c "$cmd"
+	done
+	echo 0 > "$T/tracing_on"
+	for c in "$@"; do
+		echo "# cpu$c, the same call site, buffers reset: trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
+	done
+	# Then the page written again, the call site left as it is (a kprobe
+	# 16 bytes into FUNC, on and off): a CPU that hits only now ran
+	# code other than what its memory held, under TCG (which has no
+	# instruction cache) stale translated code.
+	if echo "p:ktext_touch $fn+16" >> "$T/kprobe_events"; then
+		echo 1 > "$T/events/kprobes/ktext_touch/enable"
+		echo 0 > "$T/events/kprobes/ktext_touch/enable"
+		echo '-:ktext_touch' >> "$T/kprobe_events"
+		echo 1 > "$T/tracing_on"
+		for c in "$@"; do
+			taskset -c "$c" sh -c "$cmd"
+		done
+		echo 0 > "$T/tracing_on"
+		for c in "$@"; do
+			echo "# cpu$c, the page written again, the call site unchanged: trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
+		done
+	fi
+	# Then a second ftrace_ops: the call site goes through the ops list.
 	echo "$fn" > "$OBSERVE/count" || return 0
 	echo 1 > "$T/tracing_on"
 	for c in "$@"; do
@@ -92,7 +121,7 @@ miss_evidence()
 	done
 	echo 0 > "$T/tracing_on"
 	for c in "$@"; do
-		echo "# cpu$c again: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls, trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
+		echo "# cpu$c, with a second ftrace_ops: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls, trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
 	done
 	echo off > "$OBSERVE/count"
 }
