@@ -48,18 +48,10 @@ outside()
 
 echo 'p:ktext_slot vfs_read' >> "$T/kprobe_events"
 echo 1 > "$T/events/kprobes/ktext_slot/enable"
-echo > "$T/trace"
-for c in $cpus; do
-	taskset -c "$c" sh -c "$READ1"
-done
-echo 0 > "$T/tracing_on"
-missing=
-for c in $cpus; do
-	grep -q '^[^#]' "$T/per_cpu/cpu$c/trace" || missing="$missing $c"
-done
+missing=$(pinned_events "$READ1" $cpus | sed -n 's/^\([0-9]*\):0$/\1/p' | tr '\n' ' ')
 echo 1 > "$T/tracing_on"
 [ -z "$missing" ] && pass "kprobe on vfs_read: every CPU ran it (and its slot)" ||
-	fail "kprobe on vfs_read: no hit on CPU(s)$missing"
+	fail "kprobe on vfs_read: no hit on CPU(s) $missing"
 slots=$(awk '$4 == "[__builtin__kprobes]" { print "0x" $1 }' /proc/kallsyms)
 if [ -z "$slots" ]; then
 	fail "no kprobe instruction slot in /proc/kallsyms"

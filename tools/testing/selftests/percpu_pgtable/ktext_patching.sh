@@ -45,19 +45,11 @@ echo 16 > "$T/buffer_size_kb"
 # what tells its causes apart is printed with it (miss_evidence).
 cpus_hit()
 {
-	echo > "$T/trace"
-	for c in $cpus; do
-		taskset -c "$c" sh -c "$2"
-	done
-	echo 0 > "$T/tracing_on"
-	missing=
-	for c in $cpus; do
-		grep -q '^[^#]' "$T/per_cpu/cpu$c/trace" || missing="$missing $c"
-	done
+	missing=$(pinned_events "$2" $cpus | sed -n 's/^\([0-9]*\):0$/\1/p' | tr '\n' ' ')
 	if [ -z "$missing" ]; then
 		pass "$1: hit on every CPU"
 	else
-		fail "$1: no hit on CPU(s)$missing"
+		fail "$1: no hit on CPU(s) $missing"
 		miss_evidence "$2" "${3:-}" $missing
 	fi
 	echo > "$T/trace"
@@ -86,16 +78,9 @@ miss_evidence()
 		[ "$(cut -d' ' -f2 "$OBSERVE/peek" | sort -u | wc -l)" -gt 1 ] &&
 			echo "# the CPUs read different bytes there: a copy missed a write"
 	fi
-	# First nothing changed but the buffers (reset by tracing_on): a
-	# CPU that still does not hit keeps some state of its own.
-	echo 1 > "$T/tracing_on"
-	for c in "$@"; do
-		taskset -c "$c" sh -c "$cmd"
-	done
-	echo 0 > "$T/tracing_on"
-	for c in "$@"; do
-		echo "# cpu$c, the same call site, buffers reset: trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
-	done
+	# First nothing changed but the buffers: a CPU that still does not
+	# hit keeps some state of its own.
+	echo "# the same call site, buffers reset: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
 	# Then the page written again, the call site left as it is (a kprobe
 	# 16 bytes into FUNC, on and off): a CPU that hits only now ran
 	# code other than what its memory held, under TCG (which has no
@@ -104,24 +89,13 @@ miss_evidence()
 		echo 1 > "$T/events/kprobes/ktext_touch/enable"
 		echo 0 > "$T/events/kprobes/ktext_touch/enable"
 		echo '-:ktext_touch' >> "$T/kprobe_events"
-		echo 1 > "$T/tracing_on"
-		for c in "$@"; do
-			taskset -c "$c" sh -c "$cmd"
-		done
-		echo 0 > "$T/tracing_on"
-		for c in "$@"; do
-			echo "# cpu$c, the page written again, the call site unchanged: trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
-		done
+		echo "# the page written again, the call site unchanged: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
 	fi
 	# Then a second ftrace_ops: the call site goes through the ops list.
 	echo "$fn" > "$OBSERVE/count" || return 0
-	echo 1 > "$T/tracing_on"
+	echo "# with a second ftrace_ops: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
 	for c in "$@"; do
-		taskset -c "$c" sh -c "$cmd"
-	done
-	echo 0 > "$T/tracing_on"
-	for c in "$@"; do
-		echo "# cpu$c, with a second ftrace_ops: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls, trace holds $(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace") events"
+		echo "# cpu$c: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls"
 	done
 	echo off > "$OBSERVE/count"
 }

@@ -210,6 +210,26 @@ start_node_readers()
 	done
 }
 
+# pinned_events CMD CPU...: with the trace of $T cleared and tracing on,
+# run CMD pinned to each CPU in turn, turn tracing off, and print
+# "CPU:EVENTS" for each, the events in that CPU's own ring buffer (read
+# before anything resets it).  Tracing stays off.
+pinned_events()
+{
+	pe_cmd=$1
+	shift
+	echo 0 > "$T/tracing_on"
+	echo > "$T/trace"
+	echo 1 > "$T/tracing_on"
+	for pe_c in "$@"; do
+		taskset -c "$pe_c" sh -c "$pe_cmd"
+	done
+	echo 0 > "$T/tracing_on"
+	for pe_c in "$@"; do
+		echo "$pe_c:$(grep -c '^[^#]' "$T/per_cpu/cpu$pe_c/trace")"
+	done
+}
+
 # ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
 ksym()
 {
