@@ -134,6 +134,8 @@ static const char *tr_mw_reason = "text replication is inactive";
 
 static bool tr_enabled __ro_after_init = true;
 static nodemask_t tr_testfail __initdata;
+/* How much of the window the allocator hands out: kernel_replication_modules=. */
+static unsigned long tr_mw_limit __ro_after_init = TR_MW_SIZE;
 
 static int __init text_replica_param(char *arg)
 {
@@ -149,6 +151,30 @@ static int __init text_replica_param(char *arg)
 	return 0;
 }
 early_param("kernel_replication", text_replica_param);
+
+/*
+ * The window's size is fixed by the layout; a smaller limit leaves room
+ * for fewer modules (0: none is replicated), which is how the tests fill it.
+ */
+static int __init text_replica_modules_param(char *arg)
+{
+	unsigned long long size = 0;
+	char *end = arg;
+
+	if (arg)
+		size = memparse(arg, &end);
+	/* Anything but 0 must hold one page and its guard. */
+	if (!arg || end == arg || *end || size > TR_MW_SIZE ||
+	    (size && size < 2 * PAGE_SIZE)) {
+		pr_warn("kernel_replication_modules=%s: expected 0 or a size from %luK to %uM; using %uM\n",
+			arg ?: "", 2 * PAGE_SIZE >> 10, TR_MW_SIZE >> 20,
+			TR_MW_SIZE >> 20);
+		size = TR_MW_SIZE;
+	}
+	tr_mw_limit = PAGE_ALIGN(size);
+	return 0;
+}
+early_param("kernel_replication_modules", text_replica_modules_param);
 
 /* For tests: pretend that the copy for these nodes cannot be allocated. */
 static int __init text_replica_testfail_param(char *arg)
@@ -903,7 +929,7 @@ static void tr_mw_unmap(unsigned long start, unsigned long end)
 void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 			    unsigned int size)
 {
-	unsigned long addr, a;
+	unsigned long addr, a, need;
 	void *ptr;
 
 	if (type != MOD_TEXT && type != MOD_RODATA)
@@ -911,10 +937,26 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 	/* Pairs with the release in tr_mw_setup(): the pool is there. */
 	if (!smp_load_acquire(&tr_mw_ready))
 		return NULL;
-	addr = gen_pool_alloc(tr_mw_pool, size + PAGE_SIZE);
+	/*
+	 * A module is replicated whole or not at all: its text comes first
+	 * (for_each_mod_mem_type()) and only with room for its rodata too,
+	 * and its rodata only follows replicated text.  The room is not
+	 * reserved: a concurrent load, a free range too fragmented for the
+	 * rodata, or no page for it leaves the rodata alone unreplicated,
+	 * with the warning.
+	 */
+	if (type == MOD_RODATA &&
+	    !text_replica_module_addr((unsigned long)mod->mem[MOD_TEXT].base))
+		return NULL;
+	need = size + PAGE_SIZE;
+	if (type == MOD_TEXT && mod->mem[MOD_RODATA].size)
+		need += PAGE_ALIGN(mod->mem[MOD_RODATA].size) + PAGE_SIZE;
+	addr = 0;
+	if (gen_pool_avail(tr_mw_pool) >= need)
+		addr = gen_pool_alloc(tr_mw_pool, size + PAGE_SIZE);
 	if (!addr) {
-		pr_warn_ratelimited("module window full: %s's %s is not replicated\n",
-				    mod->name, type == MOD_TEXT ? "text" : "rodata");
+		pr_warn_ratelimited("module window full: %s%s is not replicated\n",
+				    mod->name, type == MOD_TEXT ? "" : "'s rodata");
 		return NULL;
 	}
 
@@ -934,6 +976,9 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 	mutex_unlock(&tr_mw_lock);
 	if (a < addr + size) {
 		gen_pool_free(tr_mw_pool, addr, size + PAGE_SIZE);
+		pr_warn_ratelimited("out of memory on node %d: %s%s is not replicated\n",
+				    tr_master_node, mod->name,
+				    type == MOD_TEXT ? "" : "'s rodata");
 		return NULL;
 	}
 
@@ -1109,7 +1154,13 @@ int text_replica_module_prot(unsigned long addr, int numpages,
 			if (!rw || nid == tr_master_node || !tr_mw_root(nid))
 				continue;
 			pte = __ptep_get(tr_mw_ptep(tr_mw_root(nid), a));
-			if (WARN_ON_ONCE(pte_pfn(pte) != pte_pfn(mpte))) {
+			if (pte_pfn(pte) != pte_pfn(mpte)) {
+				/*
+				 * A caller's mistake, not the kernel's: no
+				 * splat, the range stays read-only.
+				 */
+				pr_warn_ratelimited("%#lx: replicated module text stays read-only (set_memory_rw() refused)\n",
+						    a);
 				ret = -EBUSY;
 				goto out;
 			}
@@ -1152,11 +1203,16 @@ static void tr_mw_setup(void)
 {
 	if (!tr_mw_lo)
 		return;
+	if (!tr_mw_limit) {
+		tr_mw_reason = "kernel_replication_modules=0";
+		pr_info("modules: their text is not replicated (%s)\n", tr_mw_reason);
+		return;
+	}
 	tr_mw_reason = "cannot set up the window's allocator";
 	tr_mw_pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
 	if (!tr_mw_pool)
 		goto fail;
-	if (gen_pool_add(tr_mw_pool, tr_mw_lo, TR_MW_SIZE, NUMA_NO_NODE))
+	if (gen_pool_add(tr_mw_pool, tr_mw_lo, tr_mw_limit, NUMA_NO_NODE))
 		goto fail;
 	/* Poisoned until allocated, as vmalloc's shadow is. */
 	if (kasan_populate_vmalloc(tr_mw_lo, TR_MW_SIZE, GFP_KERNEL)) {
@@ -1322,9 +1378,10 @@ static int tr_status_show(struct seq_file *m, void *v)
 	}
 	if (READ_ONCE(tr_mw_ready)) {
 		mutex_lock(&tr_mw_lock);
-		seq_printf(m, "modules: %#lx-%#lx, %lu pages, %lu node copies, %lu failed\n",
+		seq_printf(m, "modules: %#lx-%#lx, %lu pages, %lu node copies, %lu failed, %lu KiB usable, %zu KiB free\n",
 			   tr_mw_lo, tr_mw_hi, tr_mw_pages, tr_mw_copies,
-			   tr_mw_failed);
+			   tr_mw_failed, tr_mw_limit >> 10,
+			   gen_pool_avail(tr_mw_pool) >> 10);
 		mutex_unlock(&tr_mw_lock);
 	} else {
 		seq_printf(m, "modules: not replicated (%s)\n", tr_mw_reason);
@@ -1672,9 +1729,60 @@ static void tr_test_split_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0);
 }
 
+/*
+ * set_memory_rw() of module text once nodes have their own copies is
+ * refused, and every node's entry stays read-only: a write would reach
+ * one copy only.  Without copies (one node) it is allowed, as for
+ * execmem memory.
+ */
+static void tr_test_module_rw_refused(struct kunit *test)
+{
+	unsigned long addr;
+	struct module *mod;
+	int nid, ret, copies = 0;
+	void *text;
+
+	/* At boot the window is not set up yet: ktext_maint.sh reruns it. */
+	if (!smp_load_acquire(&tr_mw_ready))
+		return;
+	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	strscpy(mod->name, "text_replica_kunit", sizeof(mod->name));
+	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
+	if (!text)
+		kunit_skip(test, "no room in the module window");
+	addr = (unsigned long)text;
+	mod->mem[MOD_TEXT].base = text;
+	mod->mem[MOD_TEXT].size = PAGE_SIZE;
+	memset(text, 0, PAGE_SIZE);	/* UDF #0 */
+	KUNIT_EXPECT_EQ(test, set_memory_ro(addr, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_x(addr, 1), 0);
+	module_arch_mem_protected(mod);
+	/* The copies made, not the nodes that could have one. */
+	for_each_node(nid)
+		copies += nid != tr_master_node && tr_mw_root(nid) &&
+			  pte_pfn(__ptep_get(tr_mw_ptep(tr_mw_root(nid), addr))) !=
+			  pte_pfn(__ptep_get(tr_mw_ptep(init_mm.pgd, addr)));
+
+	ret = set_memory_rw(addr, 1);
+	KUNIT_EXPECT_EQ(test, ret, copies ? -EBUSY : 0);
+	for_each_node(nid) {
+		pte_t pte;
+
+		if (!tr_mw_root(nid))
+			continue;
+		pte = __ptep_get(tr_mw_ptep(tr_mw_root(nid), addr));
+		KUNIT_EXPECT_TRUE_MSG(test, pte_present(pte), "node %d: unmapped", nid);
+		KUNIT_EXPECT_EQ_MSG(test, !pte_write(pte), !!copies,
+				    "node %d: pte %#llx", nid, (u64)pte_val(pte));
+	}
+	module_arch_mem_free(mod, MOD_TEXT);
+}
+
 static struct kunit_case tr_test_cases[] = {
 	KUNIT_CASE(tr_test_split_block),
 	KUNIT_CASE(tr_test_patch_every_copy),
+	KUNIT_CASE(tr_test_module_rw_refused),
 	{}
 };
 
