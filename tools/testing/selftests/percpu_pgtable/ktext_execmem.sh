@@ -19,25 +19,12 @@ T=/sys/kernel/tracing
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
 READ1='read -r x < /proc/self/stat'
 
-# below A B: kernel address A is below B (both 0x and 16 hex digits).
-below()
-{
-	[ "$1" != "$2" ] &&
-		[ "$(printf '%s\n%s\n' "${1#0x}" "${2#0x}" | sort | head -1)" = "${1#0x}" ]
-}
-
-# within A LO HI: LO <= A < HI.
-within()
-{
-	! below "$1" "$2" && below "$1" "$3"
-}
-
 # outside WHAT ADDR: ADDR is neither in the image nor in the module window.
 outside()
 {
 	where=
 	within "$2" "$(ksym _text)" "$(ksym _end)" && where="the image"
-	mw=$(sed -n 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.*/\1 \2/p' "$TR_DEBUGFS/status" 2>/dev/null)
+	mw=$(mw_range)
 	if [ -n "$mw" ]; then
 		set -- "$1" "$2" $mw
 		within "$2" "$3" "$4" && where="the module window $3-$4"

@@ -230,6 +230,25 @@ pinned_events()
 	done
 }
 
+# below A B: kernel address A is below B (both 0x and 16 hex digits).
+below()
+{
+	[ "$1" != "$2" ] &&
+		[ "$(printf '%s\n%s\n' "${1#0x}" "${2#0x}" | sort | head -1)" = "${1#0x}" ]
+}
+
+# within A LO HI: LO <= A < HI.
+within()
+{
+	! below "$1" "$2" && below "$1" "$3"
+}
+
+# mw_range: "LO HI" of the module window while modules are replicated.
+mw_range()
+{
+	sed -n 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.*/\1 \2/p' "$TR_DEBUGFS/status" 2>/dev/null
+}
+
 # ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
 ksym()
 {
