@@ -16,7 +16,10 @@
 # tracer and its ring buffer (two ops move the call site from its own
 # ops to the list: not the step's conditions, so make ftrace-rate leaves
 # it off), and a missing CPU's view of vfs_read's entry and ftrace
-# literal is printed.  Needs nothing of this project in
+# literal is printed.  pcpt.ftrace_readers=all runs the background
+# loop on every CPU instead of one per node; pcpt.ftrace_pause=1 stops
+# the loops while the tracer is switched on, as ktext_patching.sh does.
+# Needs nothing of this project in
 # the kernel, so the unpatched base kernel runs it too:
 # scripts/pcpt/ftrace-rate.sh (make ftrace-rate) compares the miss rates
 # of the base and patched kernels.
@@ -30,13 +33,31 @@ debugfs_mount
 rounds=$(cmdline_opt ftrace_rounds 20)
 count=$(cmdline_opt ftrace_count 0)
 pause=$(cmdline_opt ftrace_sleep 1)
+readers=$(cmdline_opt ftrace_readers node)
+stop_loops=$(cmdline_opt ftrace_pause 0)
+case "$readers" in
+node|all) ;;
+*) fail "pcpt.ftrace_readers=$readers is not accepted; use node or all"; finish ;;
+esac
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
 if [ "$count" = 1 ]; then
 	insmod "$DIR/test_modules/ktext_observe_mod.ko" 2>/dev/null &&
 		echo vfs_read > "$OBSERVE/count" || count=0
 fi
 
-start_node_readers
+if [ "$readers" = all ]; then
+	# A read loop on every CPU: every copy's vfs_read runs while the
+	# tracer patches it, the widest window for a copy to be translated
+	# from bytes a concurrent write is about to change.
+	pids=
+	for c in $cpus; do
+		taskset -c "$c" sh -c 'while :; do read -r x < /proc/self/stat; done' &
+		pids="$pids $!"
+	done
+	readers_trap
+else
+	start_node_readers
+fi
 echo 16 > "$T/buffer_size_kb"
 echo vfs_read > "$T/set_ftrace_filter"
 
@@ -51,13 +72,16 @@ r=1
 while [ $r -le "$rounds" ]; do
 	# Every round patches the call site anew: the step's miss followed
 	# the switch to the function tracer.
+	[ "$stop_loops" = 1 ] && pause_readers
 	echo function > "$T/current_tracer"
+	[ "$stop_loops" = 1 ] && resume_readers
 	echo > "$T/trace"
 	# The counter stays registered (registering patches the call site):
 	# each round takes the difference.
 	prev=
 	[ "$count" = 1 ] && prev=$(cat "$OBSERVE/count")
-	for c in $cpus; do
+	# With a reader on every CPU, every CPU already runs vfs_read.
+	[ "$readers" = all ] || for c in $cpus; do
 		taskset -c "$c" sh -c 'read -r x < /proc/self/stat'
 	done
 	sleep "$pause"
@@ -65,15 +89,26 @@ while [ $r -le "$rounds" ]; do
 	line="round $r: events/overrun/calls:"
 	miss=
 	for c in $cpus; do
-		n=$(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace")
 		o=$(sed -n 's/^overrun: //p' "$T/per_cpu/cpu$c/stats")
+		# Under 8 busy readers, reading every CPU's trace would take
+		# most of the round: count what the buffer holds.
+		if [ "$readers" = all ]; then
+			n=$(sed -n 's/^entries: //p' "$T/per_cpu/cpu$c/stats")
+			n=$((n + o))
+		else
+			n=$(grep -c '^[^#]' "$T/per_cpu/cpu$c/trace")
+		fi
 		k=-
 		[ "$count" = 1 ] &&
 			k=$(($(sed -n "s/^cpu$c: //p" "$OBSERVE/count") - $(echo "$prev" | sed -n "s/^cpu$c: //p")))
 		line="$line $c:$n/$o/$k"
 		[ "$n" -gt 0 ] || miss="$miss $c"
 	done
-	merged=$(cpus_of "$T/trace")
+	if [ "$readers" = all ]; then
+		merged=" $cpus "
+	else
+		merged=$(cpus_of "$T/trace")
+	fi
 	mmiss=
 	for c in $cpus; do
 		case " $merged " in *" $c "*) ;; *) mmiss="$mmiss $c" ;; esac

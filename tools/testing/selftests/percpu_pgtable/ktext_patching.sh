@@ -6,7 +6,10 @@
 # and a kprobe (on vfs_read), each switched on and off
 # pcpt.ktext_patch_loops times (default 2).  The first time each is on,
 # a read(2) pinned to every CPU must show in that CPU's own ring buffer:
-# a CPU whose copy was not patched would not hit it.  After every loop
+# a CPU whose copy was not patched would not hit it.  That first time,
+# the static key and the tracer switch on with the background loops
+# stopped: under QEMU's multi-threaded TCG a vCPU translating the page
+# while another writes it can keep the old code (lib.sh, pause_readers).  After every loop
 # but the last, and at the end, every CPU reads the kernel's text and
 # rodata through its own table and must find the master's bytes, from
 # memory of the node it must use (ktext_observe_mod, independent of the
@@ -106,12 +109,20 @@ i=0
 while [ $i -lt "$loops" ]; do
 	echo "# patching loop $((i + 1)) of $loops"
 	echo > "$T/trace"
+	# The steps checked on every CPU switch on with the loops stopped
+	# (pause_readers): QEMU's race, not the patch, is what they
+	# would otherwise find now and then.  Later loops and the kprobe
+	# (under stop_machine()) patch while the loops run.
+	[ $i -eq 0 ] && pause_readers
 	echo 1 > "$T/events/sched/sched_switch/enable"
+	[ $i -eq 0 ] && resume_readers
 	[ $i -eq 0 ] && cpus_hit "static key (sched_switch tracepoint)" "$READ1"
 	echo 0 > "$T/events/sched/sched_switch/enable"
 
 	echo vfs_read > "$T/set_ftrace_filter"
+	[ $i -eq 0 ] && pause_readers
 	echo function > "$T/current_tracer"
+	[ $i -eq 0 ] && resume_readers
 	if [ $i -eq 0 ]; then
 		cpus_hit "ftrace (function tracer on vfs_read)" "$READ1" vfs_read
 		# A copy that missed the write differs now; once the

@@ -208,6 +208,41 @@ start_node_readers()
 		taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
 		pids="$pids $!"
 	done
+	readers_trap
+}
+
+# readers_trap: the loops of $pids end with the test, also when the
+# kselftest runner's timeout stops it; left running, they would keep
+# every CPU busy for the tests after it.
+readers_trap()
+{
+	trap 'kill $pids 2>/dev/null' EXIT
+	trap 'kill -CONT $pids 2>/dev/null; kill $pids 2>/dev/null; exit 1' TERM INT
+}
+
+# pause_readers / resume_readers: stop the loops of $pids, and wait until
+# each is stopped (out of the kernel), then let them run again.  Under
+# QEMU's multi-threaded TCG, a vCPU that translates a page while another
+# vCPU writes it can keep running what it translated from the old bytes
+# (Documentation/mm/text-replication.rst, Limitations): the patching
+# steps whose check is "every CPU runs the new code" keep the readers
+# stopped while the code changes.
+pause_readers()
+{
+	kill -STOP $pids 2>/dev/null
+	for pr_p in $pids; do
+		pr_i=0
+		while [ $pr_i -lt 100 ] && [ -r "/proc/$pr_p/stat" ] &&
+		      [ "$(cut -d' ' -f3 "/proc/$pr_p/stat")" != T ]; do
+			sleep 0.1
+			pr_i=$((pr_i + 1))
+		done
+	done
+}
+
+resume_readers()
+{
+	kill -CONT $pids 2>/dev/null
 }
 
 # pinned_events CMD CPU...: with the trace of $T cleared and tracing on,
