@@ -43,6 +43,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
 	default:4k:$(KTEXT_LIGHT):1 \
+	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
@@ -50,8 +51,12 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
+# make repeat: consecutive boots, each running the selftests matching TEST.
+REPEAT ?= 20
+TEST ?= ktext_patching
 # make ftrace-rate: boots per kernel, rounds per boot.
 RUNS ?= 20
+TCG_THREAD ?= multi
 ROUNDS ?= 5
 KINDS ?=
 
@@ -73,6 +78,7 @@ CPUS_ACCEPTED := max cortex-a57 neoverse-n1
 $(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
 $(eval $(call accept,HIBERNATE,0 1))
 $(eval $(call accept,KEXEC,0 1))
+$(eval $(call accept,TCG_THREAD,multi single))
 $(foreach c,$(CHECK_CONFIGS),$(if $(filter $(c),$(CONFIGS_ACCEPTED)),,\
 	$(error CHECK_CONFIGS has '$(c)'; accepted: $(CONFIGS_ACCEPTED))))
 ifneq ($(shell [ "$(NODE_MEM)" -eq "$(NODE_MEM)" ] 2>/dev/null && \
@@ -84,7 +90,7 @@ ifneq ($(shell [ "$(VMEM_MB)" -eq "$(VMEM_MB)" ] 2>/dev/null && \
 	[ $$(( $(VMEM_MB) % 128 )) -eq 0 ] && echo ok),ok)
 $(error VMEM_MB='$(VMEM_MB)' is not accepted; use 0 (no virtio-mem device) or MiB in steps of 128 up to 8192)
 endif
-$(foreach v,RUNS ROUNDS,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [ "$($(v))" -le 1000 ] && echo ok),,\
+$(foreach v,RUNS ROUNDS REPEAT,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [ "$($(v))" -le 1000 ] && echo ok),,\
 	$(error $(v)='$($(v))' is not accepted; use a count from 1 to 1000)))
 ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le 16 ] && echo ok),ok)
 $(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=16 of the test configuration)
@@ -116,7 +122,7 @@ CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
-	TIMEOUT=$(TIMEOUT_$(CONFIG))
+	TIMEOUT=$(TIMEOUT_$(CONFIG)) TCG_THREAD=$(TCG_THREAD)
 KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
 	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- O=$(BLD) KDIR=$(BLD) \
 	TARGETS=percpu_pgtable KSFT_INSTALL_PATH=$(KSFT)
@@ -130,13 +136,14 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix bench ftrace-rate base clean distclean
+	check-one matrix bench repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
+	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
 	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
@@ -223,6 +230,11 @@ base: sync
 	@git -C $(BASE_TREE) checkout -q --detach pcpt-base
 	@PCPT_LAX_CONFIG=1 bash $(S)/build-kernel.sh $(BASE_TREE) $(BASE_BLD) \
 		$(addprefix $(CFG_DIR)/,$(FRAGS_$(CONFIG)))
+
+# The same selftests in REPEAT boots in a row, stopping at the first failure.
+repeat: initramfs
+	@bash $(S)/repeat.sh "$(MAKE)" "$(REPEAT)" "$(TEST)" \
+		$(REPO)/tools/testing/selftests/percpu_pgtable/Makefile "$(CMDLINE)"
 
 # The function tracer step's miss rate on the base and patched kernels
 # (Documentation/mm/text-replication.rst, Limitations).

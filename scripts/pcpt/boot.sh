@@ -24,6 +24,9 @@
 #   KEXEC [0]       1: the guest boots the same kernel again through
 #                   kexec_file_load first (INITRD must carry /kexec/, as
 #                   'make ... KEXEC=1' builds it); KUnit runs in the new one
+#   TCG_THREAD [multi]  multi: one host thread per vCPU (MTTCG); single:
+#                   all vCPUs in turn on one thread, so no vCPU runs or
+#                   translates code while another writes it
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
 #   MEM_PATH []     back node N's RAM with a file in MEM_PATH/pcpt-nodeN/
 #                   (memory-backend-file), so host addresses tell the node
@@ -60,6 +63,11 @@ case "$HIBERNATE" in
 0|1) ;;
 *) die "HIBERNATE=$HIBERNATE is not accepted; use 0 or 1" ;;
 esac
+TCG_THREAD=${TCG_THREAD:-multi}
+case "$TCG_THREAD" in
+multi|single) ;;
+*) die "TCG_THREAD=$TCG_THREAD is not accepted; use multi or single" ;;
+esac
 
 ram=$((NODES * NODE_MEM))
 mem="${ram}M"
@@ -68,7 +76,7 @@ mem="${ram}M"
 # one, hot-remove clears it (pcpt_memhotplug.sh).
 vmem_addr=$((8 << 40))
 [ "$VMEM_MB" -gt 0 ] && mem+=",maxmem=$((ram + (vmem_addr >> 20) + VMEM_MB))M"
-args=(-M virt,gic-version=3 -cpu "$cpu" -accel tcg,thread=multi
+args=(-M virt,gic-version=3 -cpu "$cpu" -accel tcg,thread=$TCG_THREAD
       -smp $((NODES * CPUS_PER_NODE)) -m "$mem"
       -nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd")
 for ((n = 0; n < NODES; n++)); do
@@ -118,11 +126,24 @@ fi
 quiet=()
 [ "${QUIET:-0}" = 1 ] && quiet=(--quiet)
 : > "$log"
+sysmap=$(dirname "$image")/../../../System.map
+[ -f "$sysmap" ] || sysmap=
 run_qemu()
 {
+	# Shortly before the timeout, where every CPU is goes into the log.
+	(
+		trap 'kill $s 2>/dev/null; exit 0' TERM
+		sleep $((TIMEOUT > 30 ? TIMEOUT - 15 : TIMEOUT)) &
+		s=$!
+		wait $s && python3 "$here/qmp-regs.py" "$qmpdir/qmp.sock" $sysmap >> "$log"
+	) </dev/null >/dev/null 2>&1 &
+	regs=$!
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "$@" </dev/null 2>&1 |
 		python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" "${quiet[@]}"
-	return "${PIPESTATUS[0]}"
+	rc_q=${PIPESTATUS[0]}
+	kill "$regs" 2>/dev/null
+	wait "$regs" 2>/dev/null
+	return "$rc_q"
 }
 run_qemu "${args[@]}"
 rc=$?
