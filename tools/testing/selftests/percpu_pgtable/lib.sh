@@ -217,7 +217,8 @@ start_node_readers()
 readers_trap()
 {
 	trap 'kill $pids 2>/dev/null' EXIT
-	trap 'kill -CONT $pids 2>/dev/null; kill $pids 2>/dev/null; exit 1' TERM INT
+	trap 'kill -CONT $pids 2>/dev/null; kill $pids 2>/dev/null
+	      echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
 }
 
 # pause_readers / resume_readers: stop the loops of $pids, and wait until
