@@ -135,7 +135,7 @@ run_qemu()
 		trap 'kill $s 2>/dev/null; exit 0' TERM
 		sleep $((TIMEOUT > 30 ? TIMEOUT - 15 : TIMEOUT)) &
 		s=$!
-		wait $s && python3 "$here/qmp-regs.py" "$qmpdir/qmp.sock" $sysmap >> "$log"
+		wait $s && python3 "$here/qmp-regs.py" "$qmpdir/qmp.sock" ${sysmap:+"$sysmap" "$log"} >> "$log"
 	) </dev/null >/dev/null 2>&1 &
 	regs=$!
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "$@" </dev/null 2>&1 |

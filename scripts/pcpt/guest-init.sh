@@ -57,6 +57,8 @@ report()
 		echo "  ${n##*/}: cpus $(cat "$n/cpulist"), memory $((kb / 1024)) MiB"
 	done
 	echo "cpus:    $(cat /sys/devices/system/cpu/online) online"
+	# For scripts/pcpt/qmp-regs.py: the KASLR offset of a hung guest.
+	echo "text:    _text at 0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)"
 	# Feature status lines: every client prints one pr_info line with
 	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
 	dmesg | grep -E 'percpu_pgtable:|text_replica:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
