@@ -222,7 +222,9 @@ readers_trap()
 }
 
 # pause_readers / resume_readers: stop the loops of $pids, and wait until
-# each is stopped (out of the kernel), then let them run again.  Under
+# each is stopped (out of the kernel; one still running after 10 s fails
+# the test, since the step it guards would then not be what it says),
+# then let them run again.  Under
 # QEMU's multi-threaded TCG, a vCPU that translates a page while another
 # vCPU writes it can keep running what it translated from the old bytes
 # (Documentation/mm/text-replication.rst, Limitations): the patching
@@ -238,6 +240,8 @@ pause_readers()
 			sleep 0.1
 			pr_i=$((pr_i + 1))
 		done
+		[ $pr_i -lt 100 ] ||
+			fail "reader $pr_p did not stop in 10 s (state $(cut -d' ' -f3 "/proc/$pr_p/stat" 2>/dev/null))"
 	done
 }
 
@@ -396,10 +400,16 @@ EOF
 	fi
 }
 
-# mod_text MOD: the lowest text address of module MOD (/proc/kallsyms),
-# which lies in the first page of its text allocation.
+# mod_text MOD: the start of module MOD's .text section, which lies in
+# its text allocation (sysfs; else its lowest text symbol in
+# /proc/kallsyms, where an init function may stay listed at an address
+# below the module window).
 mod_text()
 {
+	if [ -r "/sys/module/$1/sections/.text" ]; then
+		cat "/sys/module/$1/sections/.text"
+		return
+	fi
 	awk -v m="[$1]" '$4 == m && ($2 == "t" || $2 == "T") { print "0x" $1 }' /proc/kallsyms |
 		sort | head -1
 }
