@@ -38,7 +38,7 @@ CHECK_CONFIGS ?= default debug
 # (CONFIG:PAGES:CMDLINE[:NODES], ',' for a space in CMDLINE).
 # They run the text replica's load and patching stress briefly: the full
 # counts run in the default and debug boots.
-KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1
+KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
@@ -103,7 +103,7 @@ FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
 FRAGS_huge := $(FRAGS_default) pcpt-huge.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
 TIMEOUT_default := 900
-TIMEOUT_debug := 2400
+TIMEOUT_debug := 3000
 TIMEOUT_swpan := 900
 TIMEOUT_huge := 900
 
@@ -118,7 +118,8 @@ KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
-	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0
+	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
+	pcpt.ktext_writers=1
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
