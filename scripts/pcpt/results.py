@@ -44,6 +44,13 @@ SPLAT_RE = re.compile('|'.join(SPLATS))
 BENIGN_RE = re.compile(r'KTAP|^\s*#|ok \d+ |BUG: KASAN: .*kunit|'
                        r'KASAN: (?:use-after-free|slab-out-of-bounds).* in kasan_')
 TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+# A test that provokes a fault on purpose (ktext_lkdtm.sh) writes these
+# around it: between them, the lines of exactly one Oops are expected;
+# any other report there still fails the run.
+EXPECT_BEGIN_RE = re.compile(r'PCPT-EXPECT-OOPS-BEGIN (\S.*)$')
+EXPECT_END_RE = re.compile(r'PCPT-EXPECT-OOPS-END (\S.*)$')
+OOPS_PART_RE = re.compile(r'Internal error: Oops|\bOops\b|Unable to handle kernel|'
+                          r'Call trace:')
 
 
 def load_parser(tree):
@@ -127,10 +134,34 @@ def judge(args):
             add(name, status_word(kp, st))
 
     splats = []
+    expect, oopses = None, 0
     for i, l in enumerate(lines):
         text = TS_RE.sub('', l)
+        m = EXPECT_BEGIN_RE.search(text)
+        if m:
+            if expect is not None:
+                add(f'console: expected Oops: "{expect}" not closed', 'fail', f'log line {i + 1}')
+            expect, oopses = m.group(1), 0
+            continue
+        m = EXPECT_END_RE.search(text)
+        if m:
+            if expect != m.group(1) or oopses != 1:
+                add(f'console: expected one Oops in "{m.group(1)}", saw {oopses}', 'fail',
+                    f'log line {i + 1}')
+            expect = None
+            continue
+        # The runner's output and the kernel's share the console: a kernel
+        # line can be glued to the end of a test's "# ..." line, which
+        # BENIGN_RE passes, so the expected Oops is counted first.
+        if expect is not None and 'Internal error: Oops' in text:
+            oopses += 1
+            continue
         if SPLAT_RE.search(text) and not BENIGN_RE.search(text):
+            if expect is not None and OOPS_PART_RE.search(text):
+                continue
             splats.append((i, text.strip()))
+    if expect is not None:
+        add(f'console: expected Oops: "{expect}" not closed', 'fail', 'end of log')
     if splats:
         seen = set()
         for i, text in splats:
