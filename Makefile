@@ -32,6 +32,7 @@ BROKEN ?= 0
 CPU ?= max
 HIBERNATE ?= 0
 KEXEC ?= 0
+MEMLESS ?=
 FORCE ?= 0
 CHECK_CONFIGS ?= default debug
 # Extra boots of already built kernels that make check also runs
@@ -44,6 +45,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
 	default:4k:$(KTEXT_LIGHT):1 \
 	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
+	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect|ktext_patching|ktext_lkdtm,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
@@ -79,6 +81,11 @@ $(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
 $(eval $(call accept,HIBERNATE,0 1))
 $(eval $(call accept,KEXEC,0 1))
 $(eval $(call accept,TCG_THREAD,multi single))
+ifneq ($(MEMLESS),)
+ifneq ($(shell [ "$(MEMLESS)" -ge 1 ] 2>/dev/null && [ "$(MEMLESS)" -lt "$(NODES)" ] && echo ok),ok)
+$(error MEMLESS='$(MEMLESS)' is not accepted; use a node from 1 to NODES-1 ($(NODES) nodes), or nothing)
+endif
+endif
 $(foreach c,$(CHECK_CONFIGS),$(if $(filter $(c),$(CONFIGS_ACCEPTED)),,\
 	$(error CHECK_CONFIGS has '$(c)'; accepted: $(CONFIGS_ACCEPTED))))
 ifneq ($(shell [ "$(NODE_MEM)" -eq "$(NODE_MEM)" ] 2>/dev/null && \
@@ -121,7 +128,7 @@ CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
 	pcpt.ktext_writers=1
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
-	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) \
+	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) MEMLESS=$(MEMLESS) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
 	TIMEOUT=$(TIMEOUT_$(CONFIG)) TCG_THREAD=$(TCG_THREAD)
 KSFT_MAKE := $(MAKE) -s --no-print-directory -C $(TREE)/tools/testing/selftests \
@@ -153,6 +160,7 @@ help:
 	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
 	echo "         CPU=$(CPUS_ACCEPTED)  HIBERNATE=1 (swap disk, hibernate, restore)"; \
 	echo "         KEXEC=1 (kexec into the same kernel first)"; \
+	echo "         MEMLESS=N (node N, 1..NODES-1, has CPUs and no memory)"; \
 	echo "         CMDLINE='...'  INTERACTIVE=1  BROKEN=1"
 
 deps:
@@ -208,7 +216,7 @@ endif
 check-one:
 	@rm -f $(LOGDIR)/check-$(LOGTAG).log.json
 	@$(MAKE) -s --no-print-directory initramfs CONFIG=$(CONFIG) PAGES=$(PAGES)
-	@echo "pcpt: === check $(LABEL) ($(NODES) nodes x $(CPUS_PER_NODE) CPUs, -cpu $(CPU)$(if $(filter 1,$(HIBERNATE)), + hibernation)$(if $(CMDLINE),; $(CMDLINE))) ==="
+	@echo "pcpt: === check $(LABEL) ($(NODES) nodes x $(CPUS_PER_NODE) CPUs, -cpu $(CPU)$(if $(filter 1,$(HIBERNATE)), + hibernation)$(if $(MEMLESS), node $(MEMLESS) without memory)$(if $(CMDLINE),; $(CMDLINE))) ==="
 	@$(BOOT_ENV) MODE=check QUIET=1 bash $(S)/boot.sh $(IMAGE) $(INITRD) \
 		$(LOGDIR)/check-$(LOGTAG).log; rc=$$?; \
 	python3 $(S)/results.py judge --tree $(TREE) --label "$(LABEL)$(if $(CMDLINE), $(CMDLINE))" \

@@ -27,6 +27,11 @@
 #   TCG_THREAD [multi]  multi: one host thread per vCPU (MTTCG); single:
 #                   all vCPUs in turn on one thread, so no vCPU runs or
 #                   translates code while another writes it
+#   MEMLESS []      a node (1 to NODES-1) that gets CPUs and no memory;
+#                   the other nodes have NODE_MEM each.  Node distances
+#                   are then given: 20 between any two nodes, but 15
+#                   between it and the node below it, so that the node
+#                   nearest to it is not the one holding the image
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
 #   MEM_PATH []     back node N's RAM with a file in MEM_PATH/pcpt-nodeN/
 #                   (memory-backend-file), so host addresses tell the node
@@ -69,7 +74,13 @@ multi|single) ;;
 *) die "TCG_THREAD=$TCG_THREAD is not accepted; use multi or single" ;;
 esac
 
+MEMLESS=${MEMLESS:-}
+if [ -n "$MEMLESS" ]; then
+	[[ "$MEMLESS" =~ ^[1-7]$ ]] && [ "$MEMLESS" -lt "$NODES" ] ||
+		die "MEMLESS=$MEMLESS is not accepted; use a node from 1 to NODES-1 ($((NODES - 1))), or nothing"
+fi
 ram=$((NODES * NODE_MEM))
+[ -n "$MEMLESS" ] && ram=$((ram - NODE_MEM))
 mem="${ram}M"
 # The virtio-mem device sits 8 TiB up, two top-level entries of the
 # linear map away from the RAM at every page size: hot-add creates a new
@@ -82,6 +93,10 @@ args=(-M virt,gic-version=3 -cpu "$cpu" -accel tcg,thread=$TCG_THREAD
 for ((n = 0; n < NODES; n++)); do
 	first=$((n * CPUS_PER_NODE))
 	last=$((first + CPUS_PER_NODE - 1))
+	if [ "$n" = "$MEMLESS" ]; then
+		args+=(-numa "node,nodeid=$n,cpus=$first-$last")
+		continue
+	fi
 	if [ -n "${MEM_PATH:-}" ]; then
 		mkdir -p "$MEM_PATH/pcpt-node$n"
 		args+=(-object "memory-backend-file,id=mem$n,size=${NODE_MEM}M,mem-path=$MEM_PATH/pcpt-node$n")
@@ -90,6 +105,15 @@ for ((n = 0; n < NODES; n++)); do
 	fi
 	args+=(-numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
 done
+if [ -n "$MEMLESS" ]; then
+	for ((a = 0; a < NODES; a++)); do
+		for ((b = a + 1; b < NODES; b++)); do
+			d=20
+			[ $a -eq $((MEMLESS - 1)) ] && [ $b -eq "$MEMLESS" ] && d=15
+			args+=(-numa "dist,src=$a,dst=$b,val=$d")
+		done
+	done
+fi
 # The guest asks for virtio-mem resizes on its console; qmp-watch.py
 # forwards them to this QMP socket (unix socket paths are short: /tmp).
 qmpdir=$(mktemp -d /tmp/pcpt-qmp.XXXXXX)
@@ -109,6 +133,7 @@ fi
 append="console=ttyAMA0 panic=-1 oops=panic log_buf_len=4M pcpt.mode=$MODE pcpt.nodes=$NODES"
 append+=" pcpt.cpus_per_node=$CPUS_PER_NODE pcpt.node_mem=$NODE_MEM pcpt.broken=${BROKEN:-0}"
 append+=" pcpt.vmem_mb=$VMEM_MB pcpt.cpu=$CPU pcpt.hibernate=$HIBERNATE"
+[ -n "$MEMLESS" ] && append+=" pcpt.memless=$MEMLESS"
 [ "${KEXEC:-0}" = 1 ] && append+=" pcpt.kexec=1 kunit.enable=0"
 append+=" ${CMDLINE:-}"
 args+=(-append "$append")

@@ -3,9 +3,10 @@
 #
 # Text replication is active exactly when it should be (several nodes,
 # not switched off), every node with CPUs has a copy or names the node
-# whose copy it uses (the one the command line made fail uses another),
-# each copy lies in its node's memory, and the boot log has one line per
-# copy.
+# whose copy it uses (the one the command line made fail, and one
+# without memory, use another's), each copy lies in its node's memory,
+# and the boot log has one line per copy.  A node whose CPUs are all
+# offline (maxcpus=) still has CPUs: boot.sh gives every node some.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -25,9 +26,12 @@ tr_active || { fail "inactive: $(sed -n 's/^reason: //p' "$st")"; finish; }
 pass "active"
 
 failnodes=" $(tr_testfail_nodes) "
+memless=$(cmdline_opt memless "")
+nodes=$(cmdline_opt nodes 0)
 copies=0
 for node in $(online_nodes); do
-	[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] || continue
+	[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] || [ "$node" -lt "$nodes" ] ||
+		continue
 	line=$(grep "^node $node: " "$st")
 	case "$line" in
 	*" copy")
@@ -49,9 +53,33 @@ for node in $(online_nodes); do
 		pass "node $node holds the image: $line"
 		;;
 	*"uses node "*)
+		used=${line##* }
+		grep -Eq "^node $used: .* (copy|master)$" "$st" ||
+			fail "node $node uses node $used, which has no copy: $(grep "^node $used: " "$st")"
 		case "$failnodes" in
 		*" $node "*) pass "node $node (allocation made to fail): ${line#*: }" ;;
-		*) fail "node $node has no copy: $line" ;;
+		*)
+			if [ "$node" = "$memless" ]; then
+				dmesg | grep -q "text_replica: node $node has no copy: its CPUs use node $used's" &&
+					pass "node $node (no memory): uses node $used, said at boot" ||
+					fail "node $node (no memory): uses node $used, not said at boot"
+				# The nearest node with a copy (or the image), by
+				# the distances sysfs shows.
+				best=
+				set -- $(cat /sys/devices/system/node/node$node/distance)
+				for n in $(online_nodes); do
+					d=$(eval "echo \${$((n + 1))}")
+					grep -Eq "^node $n: .* (copy|master)$" "$st" || continue
+					[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
+				done
+				d=$(eval "echo \${$((used + 1))}")
+				[ "$d" = "$best" ] &&
+					pass "node $node (no memory): node $used is the nearest with a copy (distance $d)" ||
+					fail "node $node (no memory): uses node $used at distance $d, the nearest copy is at $best"
+			else
+				fail "node $node has no copy: $line"
+			fi
+			;;
 		esac
 		;;
 	*)
