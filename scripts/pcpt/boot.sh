@@ -30,8 +30,9 @@
 #   MEMLESS []      a node (1 to NODES-1) that gets CPUs and no memory;
 #                   the other nodes have NODE_MEM each.  Node distances
 #                   are then given: 20 between any two nodes, but 15
-#                   between it and the node below it, so that the node
-#                   nearest to it is not the one holding the image
+#                   between it and the node below it (above it for node
+#                   1, when there is one), so that its nearest node is
+#                   not node 0, which holds the image
 #   QEMU_EXTRA []   extra QEMU arguments (e.g. "-s -S" for gdb)
 #   MEM_PATH []     back node N's RAM with a file in MEM_PATH/pcpt-nodeN/
 #                   (memory-backend-file), so host addresses tell the node
@@ -106,10 +107,15 @@ for ((n = 0; n < NODES; n++)); do
 	args+=(-numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
 done
 if [ -n "$MEMLESS" ]; then
+	near=$((MEMLESS - 1))
+	[ $near -eq 0 ] && [ $((MEMLESS + 1)) -lt "$NODES" ] && near=$((MEMLESS + 1))
 	for ((a = 0; a < NODES; a++)); do
 		for ((b = a + 1; b < NODES; b++)); do
 			d=20
-			[ $a -eq $((MEMLESS - 1)) ] && [ $b -eq "$MEMLESS" ] && d=15
+			if { [ $a -eq "$near" ] && [ $b -eq "$MEMLESS" ]; } ||
+			   { [ $a -eq "$MEMLESS" ] && [ $b -eq "$near" ]; }; then
+				d=15
+			fi
 			args+=(-numa "dist,src=$a,dst=$b,val=$d")
 		done
 	done

@@ -49,8 +49,7 @@ TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # any other report there still fails the run.
 EXPECT_BEGIN_RE = re.compile(r'PCPT-EXPECT-OOPS-BEGIN (\S.*)$')
 EXPECT_END_RE = re.compile(r'PCPT-EXPECT-OOPS-END (\S.*)$')
-OOPS_PART_RE = re.compile(r'Internal error: Oops|\bOops\b|Unable to handle kernel|'
-                          r'Call trace:')
+OOPS_PART_RE = re.compile(r'Internal error: Oops|Unable to handle kernel|Call trace:')
 
 
 def load_parser(tree):

@@ -44,6 +44,7 @@ done
 echo "# nodes without an online CPU at boot:${idle_nodes:- none}"
 # Copies of this module's text are made now, for nodes without a CPU.
 observe_load
+early=$(mod_text ktext_observe_mod)
 
 for c in $late; do
 	echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null
@@ -70,6 +71,13 @@ echo "# $(grep -E '^(active|node [0-9]+):' "$TR_DEBUGFS/status" | tr '\n' ';')"
 tr_why_inactive >/dev/null || tr_active ||
 	fail "replication should be active: $(sed -n 's/^reason: //p' "$TR_DEBUGFS/status")"
 
+# Through each CPU's translation, before ktext_locality.sh, whose end
+# unloads the observer.
+[ "$(mod_text ktext_observe_mod)" = "$early" ] ||
+	fail "ktext_observe_mod was reloaded: its text is at $(mod_text ktext_observe_mod), not $early"
+tr_view "the late CPUs online" image
+tr_view "a module loaded before the late CPUs came online, its text" "$early" 1
+
 # Each CPU's own table, every piece of text and rodata on the right node.
 if have_ptdump; then
 	out=$(sh "$DIR/ktext_locality.sh" 2>&1)
@@ -88,6 +96,4 @@ if have_ptdump; then
 else
 	echo "# $NO_PTDUMP"
 fi
-tr_view "the late CPUs online" image
-tr_view "a module loaded before the late CPUs came online, its text" "$(mod_text ktext_observe_mod)" 1
 finish

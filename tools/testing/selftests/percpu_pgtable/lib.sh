@@ -253,7 +253,8 @@ resume_readers()
 # pinned_events CMD CPU...: with the trace of $T cleared and tracing on,
 # run CMD pinned to each CPU in turn, turn tracing off, and print
 # "CPU:EVENTS" for each, the events in that CPU's own ring buffer (read
-# before anything resets it).  Tracing stays off.
+# before anything resets it; only lines matching $pe_pattern if set).
+# Tracing stays off.
 pinned_events()
 {
 	pe_cmd=$1
@@ -266,7 +267,7 @@ pinned_events()
 	done
 	echo 0 > "$T/tracing_on"
 	for pe_c in "$@"; do
-		echo "$pe_c:$(grep -c '^[^#]' "$T/per_cpu/cpu$pe_c/trace")"
+		echo "$pe_c:$(grep -c "${pe_pattern:-^[^#]}" "$T/per_cpu/cpu$pe_c/trace")"
 	done
 }
 
