@@ -36,7 +36,9 @@ MEMLESS ?=
 FORCE ?= 0
 CHECK_CONFIGS ?= default debug
 # Extra boots of already built kernels that make check also runs
-# (CONFIG:PAGES:CMDLINE[:NODES], ',' for a space in CMDLINE).
+# (CONFIG:PAGES:CMDLINE[:FIELD...], ',' for a space in CMDLINE; see
+# scripts/pcpt/check.sh).  The ftrace direct samples that patch
+# functions every CPU runs boot on single-threaded TCG (ktext_writers.sh).
 # They run the text replica's load and patching stress briefly: the full
 # counts run in the default and debug boots.
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
@@ -46,6 +48,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:$(KTEXT_LIGHT):1 \
 	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect|ktext_patching|ktext_lkdtm,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
+	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the

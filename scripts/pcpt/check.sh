@@ -7,7 +7,7 @@
 #
 # CMDLINE may be empty; a comma in it stands for a space.  Each further
 # FIELD is NAME=VALUE for one boot option of that run (NODES, CPU,
-# HIBERNATE, KEXEC, MEMLESS; see the Makefile), or a bare number, which is NODES.
+# HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the Makefile), or a bare number, which is NODES.
 #
 # Usage: check.sh MAKE LOGDIR "ENTRY..."
 set -uo pipefail
@@ -26,15 +26,16 @@ for e in $entries; do
 		case "$f" in
 		'') ;;
 		[0-9]*) opts+=("NODES=$f"); suffix+="-${f}node" ;;
-		NODES=*|CPU=*|HIBERNATE=*|KEXEC=*|MEMLESS=*)
+		NODES=*|CPU=*|HIBERNATE=*|KEXEC=*|MEMLESS=*|TCG_THREAD=*)
 			opts+=("$f")
 			case "$f" in
 			NODES=*) suffix+="-${f#*=}node" ;;
 			MEMLESS=*) suffix+="-memless${f#*=}" ;;
+			TCG_THREAD=*) suffix+="-tcg${f#*=}" ;;
 			CPU=*) suffix+="-${f#*=}" ;;
 			KEXEC=1) suffix+="-kexec" ;;
 			esac ;;
-		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC=, MEMLESS= or a node count)" >&2
+		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC=, MEMLESS=, TCG_THREAD= or a node count)" >&2
 		   exit 2 ;;
 		esac
 	done
