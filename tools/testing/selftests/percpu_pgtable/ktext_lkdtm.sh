@@ -19,6 +19,11 @@
 # The boot runs with oops=panic: panic_on_oops is cleared around each
 # test, and the console judge (scripts/pcpt/results.py) accepts one Oops
 # and nothing else between the PCPT-EXPECT-OOPS markers written here.
+# The console carries this runner's output and the kernel's, which can
+# interleave character by character (a marker cut in two by a line of
+# this test was seen): while the Oopses print, the test writes nothing
+# but the markers, keeps its verdicts in a file for afterwards, and
+# first lets the runner's lines drain.
 # An Oops turns lockdep and tracing off for the rest of the boot
 # (oops_enter()), so this test runs last.
 DIR=$(dirname "$0")
@@ -62,6 +67,8 @@ lkdtm_oops()
 
 panic=$(cat /proc/sys/kernel/panic_on_oops)
 tested=0
+verdicts=/tmp/ktext_lkdtm.$$
+sleep 2
 for node in $(online_nodes); do
 	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $1 }')
 	[ -n "$cpu" ] || { fail "node $node has no online CPU"; continue; }
@@ -70,7 +77,9 @@ for node in $(online_nodes); do
 	lkdtm_oops "$cpu" WRITE_RO_AFTER_INIT 'write to read-only memory'
 	lkdtm_oops "$cpu" WRITE_KERN 'write to read-only memory'
 	lkdtm_oops "$cpu" EXEC_RODATA 'execute from non-executable memory'
-done
+done > "$verdicts"
+cat "$verdicts"
+rm -f "$verdicts"
 want=$(cmdline_opt nodes 1)
 [ "$tested" -ge "$want" ] || fail "tested from $tested node(s), the guest has $want"
 if tr_present; then
