@@ -44,6 +44,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/percpu_pgtable.h>
+#include <linux/percpu_pgtable_arch.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -663,18 +664,14 @@ static unsigned long __maybe_unused pcpt_vmalloc_free_slot(void)
 	return 0;
 }
 
-/**
- * percpu_pgtable_check() - compare every copy with the master
- * @m: where to report each mismatch, or NULL
- *
- * Compares, under pcpt_lock, every shared top-level entry of every root
- * with the master (through arch_percpu_pgtable_same(), which ignores
- * bits the hardware ignores and the architecture may set in the master
- * alone), and reports each difference.
- *
- * Return: the number of mismatching entries (0 expected).
+/*
+ * For debugfs and the tests: compare, under pcpt_lock, every shared
+ * top-level entry of every root with the master (through
+ * arch_percpu_pgtable_same(), which ignores bits the hardware ignores and
+ * the architecture may set in the master alone), report each difference
+ * to @m if given, and return how many there are (0 expected).
  */
-unsigned long percpu_pgtable_check(struct seq_file *m)
+static unsigned long __maybe_unused pcpt_check(struct seq_file *m)
 {
 	unsigned long idx, flags, bad = 0;
 	unsigned int cpu;
@@ -739,22 +736,17 @@ static int __init percpu_pgtable_protect(void)
 }
 late_initcall_sync(percpu_pgtable_protect);
 
-/**
- * percpu_pgtable_protected() - are the roots read-only in the linear map?
- *
- * Return: true once every root's linear-map alias has been made read-only.
- */
-bool percpu_pgtable_protected(void)
+/* For debugfs and the tests: is every root read-only in the linear map? */
+static bool __maybe_unused pcpt_is_protected(void)
 {
 	return READ_ONCE(pcpt_protected);
 }
-EXPORT_SYMBOL_GPL(percpu_pgtable_protected);
 
 #ifdef CONFIG_DEBUG_FS
 
 static int pcpt_check_show(struct seq_file *m, void *v)
 {
-	unsigned long bad = percpu_pgtable_check(m);
+	unsigned long bad = pcpt_check(m);
 
 	seq_printf(m, "mismatches: %lu\n", bad);
 	return 0;
@@ -780,7 +772,7 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "active: %s\n", percpu_pgtable_active() ? "yes" : "no");
 	seq_printf(m, "tables: %u\n", pcpt_nr_roots);
 	seq_printf(m, "bytes: %zu\n", pcpt_bytes);
-	seq_printf(m, "read-only: %s\n", percpu_pgtable_protected() ? "yes" : "no");
+	seq_printf(m, "read-only: %s\n", pcpt_is_protected() ? "yes" : "no");
 	seq_printf(m, "failed: %*pbl\n", cpumask_pr_args(&pcpt_failed));
 	seq_printf(m, "master: %pa\n", &(phys_addr_t){ __pa_symbol(init_mm.pgd) });
 	/* For tests that must write a new top-level entry. */

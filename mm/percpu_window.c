@@ -53,6 +53,7 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/percpu_pgtable.h>
+#include <linux/this_cpu_window.h>
 #include <linux/sched/mm.h>
 #include <linux/vmalloc.h>
 #include <asm/pgalloc.h>

@@ -146,7 +146,7 @@ static void pcpt_test_consistent(struct kunit *test)
 {
 	if (!percpu_pgtable_active())
 		kunit_skip(test, "per-CPU kernel page tables are off");
-	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+	KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 }
 
 /* vmalloc in a never used slot creates a top-level entry: seen everywhere. */
@@ -174,7 +174,7 @@ static void pcpt_test_vmalloc_populate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pgd_index((unsigned long)p), idx);
 	pcpt_expect_everywhere(test, idx, true);
 	vfree(p);
-	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+	KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 }
 
 #ifdef CONFIG_HAVE_ARCH_HUGE_VMALLOC
@@ -247,7 +247,7 @@ static void pcpt_test_huge_vmap(struct kunit *test)
 				    "cpu%u reads other bytes through its root", cpu);
 	cpus_read_unlock();
 	vfree(p);
-	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+	KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 }
 #endif
 
@@ -457,7 +457,7 @@ out:
 	/* 64K/48 has few free 4TB slots: at least two writers at once. */
 	KUNIT_EXPECT_GE(test, n, min(num_online_cpus(), 2U));
 	KUNIT_EXPECT_EQ(test, atomic_read(&failed), 0);
-	KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+	KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 }
 
 /*
@@ -773,7 +773,7 @@ static void pcpt_private_case(struct kunit *test, bool per_node, bool takeover)
 		}
 		cpus_read_unlock();
 		/* Private entries differ; the shared ones still match. */
-		KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+		KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 		ctx->addr = addr;
 		cpus_read_lock();
 		on_each_cpu_cond(pcpt_has_root, pcpt_read_fn, ctx, true);
@@ -788,7 +788,7 @@ static void pcpt_private_case(struct kunit *test, bool per_node, bool takeover)
 		}
 		KUNIT_EXPECT_EQ(test, percpu_pgtable_unregister_client(&t->client), 0);
 		pcpt_expect_everywhere(test, idx, takeover);
-		KUNIT_EXPECT_EQ(test, percpu_pgtable_check(NULL), 0);
+		KUNIT_EXPECT_EQ(test, pcpt_check(NULL), 0);
 	}
 	if (master_table)
 		pcpt_clear_root(addr, master_table);
@@ -827,7 +827,7 @@ static void pcpt_test_read_only(struct kunit *test)
 {
 	unsigned int cpu, pages = 0;
 
-	if (!percpu_pgtable_protected())
+	if (!pcpt_is_protected())
 		kunit_skip(test, "roots not protected (linear map not page granular)");
 
 	for_each_possible_cpu(cpu) {

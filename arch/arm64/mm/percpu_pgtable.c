@@ -28,6 +28,7 @@
 #include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/percpu_pgtable.h>
+#include <linux/percpu_pgtable_arch.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <asm/barrier.h>

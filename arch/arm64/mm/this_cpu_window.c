@@ -11,7 +11,7 @@
 
 #include <linux/export.h>
 #include <linux/init.h>
-#include <linux/percpu_pgtable.h>
+#include <linux/this_cpu_window.h>
 #include <linux/sizes.h>
 #include <asm/alternative.h>
 #include <asm/insn.h>
