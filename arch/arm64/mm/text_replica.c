@@ -766,25 +766,30 @@ static int tr_build(int nid)
 	return ret;
 }
 
+/* apply_to_page_range() callback: the tables are all that is wanted. */
+static int tr_no_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	return 0;
+}
+
 /*
  * Give every 1 GiB range of the module box its PMD table now, in the
  * master, so that the node tables can share them and nothing ever writes
  * a PUD entry under the private top-level entries again.  A PUD block
  * there (a 1 GiB vmalloc mapping made before this) cannot be shared.
- * Give the module window its PTE tables, which the node tables copy.
+ * Give the module window its PTE tables, which the node tables copy:
+ * apply_to_page_range() allocates every one, with nothing to do per entry.
  */
 static int tr_prepare_box(void)
 {
 	unsigned long addr;
+	int ret;
 
-	for (addr = tr_mw_lo; addr < tr_mw_hi; addr += PMD_SIZE) {
-		pgd_t *pgdp = pgd_offset_k(addr);
-		p4d_t *p4dp = p4d_alloc(&init_mm, pgdp, addr);
-		pud_t *pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
-		pmd_t *pmdp = pudp ? pmd_alloc(&init_mm, pudp, addr) : NULL;
-
-		if (!pmdp || !pte_alloc_kernel(pmdp, addr))
-			return -ENOMEM;
+	if (tr_mw_lo) {
+		ret = apply_to_page_range(&init_mm, tr_mw_lo, TR_MW_SIZE,
+					  tr_no_pte, NULL);
+		if (ret)
+			return ret;
 	}
 
 	for (addr = ALIGN_DOWN(tr_box_lo, PUD_SIZE); addr < tr_box_hi;
@@ -911,6 +916,32 @@ static void tr_mw_unmap(unsigned long start, unsigned long end)
 	}
 }
 
+/*
+ * Map fresh pages of the image's node at [addr, addr + size) in every
+ * table, all or none: returns false, having unmapped and freed what it
+ * mapped, if a page cannot be had.
+ */
+static bool tr_mw_populate(unsigned long addr, unsigned long size)
+{
+	unsigned long a;
+
+	mutex_lock(&tr_mw_lock);
+	for (a = addr; a < addr + size; a += PAGE_SIZE) {
+		struct page *page = alloc_pages_node(tr_master_node,
+						     GFP_KERNEL | __GFP_NOWARN, 0);
+
+		if (!page)
+			break;
+		/* Was not mapped: nothing to break before making it. */
+		tr_mw_set(a, mk_pte(page, PAGE_KERNEL));
+		tr_mw_pages++;
+	}
+	if (a < addr + size)
+		tr_mw_unmap(addr, a);
+	mutex_unlock(&tr_mw_lock);
+	return a >= addr + size;
+}
+
 /**
  * module_arch_mem_alloc() - allocate module text or rodata in the window
  * @mod: the module being loaded
@@ -929,7 +960,7 @@ static void tr_mw_unmap(unsigned long start, unsigned long end)
 void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 			    unsigned int size)
 {
-	unsigned long addr, a, need;
+	unsigned long addr, need;
 	void *ptr;
 
 	if (type != MOD_TEXT && type != MOD_RODATA)
@@ -960,21 +991,7 @@ void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
 		return NULL;
 	}
 
-	mutex_lock(&tr_mw_lock);
-	for (a = addr; a < addr + size; a += PAGE_SIZE) {
-		struct page *page = alloc_pages_node(tr_master_node,
-						     GFP_KERNEL | __GFP_NOWARN, 0);
-
-		if (!page)
-			break;
-		/* Was not mapped: nothing to break before making it. */
-		tr_mw_set(a, mk_pte(page, PAGE_KERNEL));
-		tr_mw_pages++;
-	}
-	if (a < addr + size)
-		tr_mw_unmap(addr, a);
-	mutex_unlock(&tr_mw_lock);
-	if (a < addr + size) {
+	if (!tr_mw_populate(addr, size)) {
 		gen_pool_free(tr_mw_pool, addr, size + PAGE_SIZE);
 		pr_warn_ratelimited("out of memory on node %d: %s%s is not replicated\n",
 				    tr_master_node, mod->name,
@@ -1111,43 +1128,23 @@ void module_arch_mem_protected(struct module *mod)
 			mod->name, failed);
 }
 
-/**
- * text_replica_module_prot() - set_memory_*() for the module window
- * @addr: page-aligned start
- * @numpages: number of pages
- * @set_mask: attributes to set
- * @clear_mask: attributes to clear
- *
- * Changes the master's and every node's entries, and, like
- * change_memory_common() with rodata=full, the linear alias of every page
- * behind them when read-only permission changes.
- *
- * Return: 0, or -EINVAL if the range is not all mapped in the window.
+/*
+ * Check [addr, end) before anything changes: all mapped, and, if write
+ * permission is asked for, no page of it has a node copy yet.  Writable
+ * copies would take writes on one node only: once a node has its own
+ * copy, the range stays read-only.
  */
-int text_replica_module_prot(unsigned long addr, int numpages,
-			     pgprot_t set_mask, pgprot_t clear_mask)
+static int tr_mw_prot_ok(unsigned long addr, unsigned long end, bool rw)
 {
-	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE, a;
-	bool ro = pgprot_val(set_mask) == PTE_RDONLY;
-	bool rw = pgprot_val(clear_mask) == PTE_RDONLY;
-	int nid, ret = 0;
+	unsigned long a;
+	int nid;
 
-	if (numpages < 0 || end > tr_mw_hi || end < addr)
-		return -EINVAL;
-	/* As change_memory_common(): no stale alias may keep other rights. */
-	vm_unmap_aliases();
-	mutex_lock(&tr_mw_lock);
+	lockdep_assert_held(&tr_mw_lock);
 	for (a = addr; a < end; a += PAGE_SIZE) {
 		pte_t mpte = __ptep_get(tr_mw_ptep(init_mm.pgd, a));
 
-		if (!pte_present(mpte)) {
-			ret = -EINVAL;
-			goto out;
-		}
-		/*
-		 * Writable copies would take writes on one node only: once a
-		 * node has its own copy, the range stays read-only.
-		 */
+		if (!pte_present(mpte))
+			return -EINVAL;
 		for_each_node(nid) {
 			pte_t pte;
 
@@ -1161,11 +1158,44 @@ int text_replica_module_prot(unsigned long addr, int numpages,
 				 */
 				pr_warn_ratelimited("%#lx: replicated module text stays read-only (set_memory_rw() refused)\n",
 						    a);
-				ret = -EBUSY;
-				goto out;
+				return -EBUSY;
 			}
 		}
 	}
+	return 0;
+}
+
+/**
+ * text_replica_module_prot() - set_memory_*() for the module window
+ * @addr: page-aligned start
+ * @numpages: number of pages
+ * @set_mask: attributes to set
+ * @clear_mask: attributes to clear
+ *
+ * Changes the master's and every node's entries, and, like
+ * change_memory_common() with rodata=full, the linear alias of every page
+ * behind them when read-only permission changes.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL if the range is not all mapped in the window, or
+ * -EBUSY if write permission is asked for pages that have node copies.
+ */
+int text_replica_module_prot(unsigned long addr, int numpages,
+			     pgprot_t set_mask, pgprot_t clear_mask)
+{
+	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE, a;
+	bool ro = pgprot_val(set_mask) == PTE_RDONLY;
+	bool rw = pgprot_val(clear_mask) == PTE_RDONLY;
+	int nid, ret;
+
+	if (numpages < 0 || end > tr_mw_hi || end < addr)
+		return -EINVAL;
+	/* As change_memory_common(): no stale alias may keep other rights. */
+	vm_unmap_aliases();
+	mutex_lock(&tr_mw_lock);
+	ret = tr_mw_prot_ok(addr, end, rw);
+	if (ret)
+		goto out;
 	for (a = addr; a < end; a += PAGE_SIZE) {
 		unsigned long mpfn = pte_pfn(__ptep_get(tr_mw_ptep(init_mm.pgd, a)));
 
@@ -1244,39 +1274,28 @@ static void tr_mw_setup(void)
 
 #endif /* CONFIG_MODULES */
 
-/**
- * text_replica_init() - copy text and rodata to every node and switch to them
- *
- * Called at the end of mark_rodata_ro(): text and rodata are final, every
- * CPU that boots from now on finds its root already pointing at its node's
- * tables.  On any failure the CPUs keep the master and a warning says why.
- */
-void text_replica_init(void)
+/* Why replication cannot be on for this boot, or NULL if it can. */
+static const char *tr_unusable(void)
 {
-	unsigned long npages = tr_size >> PAGE_SHIFT;
-	u64 t0 = ktime_get_ns();
+	if (!tr_enabled || !tr_copies)
+		return tr_reason;
+	if (!percpu_pgtable_active())
+		return "per-CPU kernel page tables are off";
+	/* The hypervisor owns .hyp.text, inside the text: no copy can read it. */
+	if (is_protected_kvm_enabled())
+		return "protected KVM owns part of the text";
+	return NULL;
+}
+
+/*
+ * Build every node's tables.  A node whose tables cannot be built gives
+ * its copy back and uses the master, as do the nodes that would have
+ * used its copy.  Returns how many copies are left.
+ */
+static unsigned int tr_build_nodes(void)
+{
 	int nid, ret;
 
-	if (!tr_enabled || !tr_copies)
-		goto inactive;
-	if (!percpu_pgtable_active()) {
-		tr_reason = "per-CPU kernel page tables are off";
-		goto inactive;
-	}
-	/* The hypervisor owns .hyp.text, inside the text: no copy can read it. */
-	if (is_protected_kvm_enabled()) {
-		tr_reason = "protected KVM owns part of the text";
-		goto inactive;
-	}
-
-	tr_client.start = tr_slot_lo;
-	tr_client.end = tr_slot_hi;
-	ret = tr_prepare_box();
-	if (ret) {
-		tr_reason = "cannot prepare the module box's tables";
-		pr_warn("%s (%d): one copy only\n", tr_reason, ret);
-		goto inactive;
-	}
 	for_each_node(nid) {
 		if (!tr_has_copy(nid))
 			continue;
@@ -1298,7 +1317,61 @@ void text_replica_init(void)
 		    !tr_nodes[use].pgd)
 			tr_nodes[nid].use = tr_master_node;
 	}
-	if (!tr_copies) {
+	return tr_copies;
+}
+
+/* Once live: protect each copy's linear alias, and say where it is. */
+static void tr_protect_copies(void)
+{
+	unsigned long npages = tr_size >> PAGE_SHIFT;
+	phys_addr_t end;
+	int nid;
+
+	for_each_node(nid) {
+		if (nid != tr_master_node && !tr_has_copy(nid))
+			continue;
+		end = tr_nodes[nid].base + tr_size - 1;
+		/* As rodata=full does for the image's own alias. */
+		if (nid != tr_master_node &&
+		    set_direct_map_ro((unsigned long)__va(tr_nodes[nid].base), npages))
+			pr_warn("node %d: the linear alias of the copy stays writable (linear map not page-mapped)\n",
+				nid);
+		pr_info("node %d: %s copy of text and rodata at %pa-%pa, %zu KiB\n",
+			nid, nid == tr_master_node ? "master" : "own",
+			&tr_nodes[nid].base, &end, tr_size >> 10);
+	}
+}
+
+/**
+ * text_replica_init() - copy text and rodata to every node and switch to them
+ *
+ * Called at the end of mark_rodata_ro(): text and rodata are final, every
+ * CPU that boots from now on finds its root already pointing at its node's
+ * tables.  On any failure the CPUs keep the master and a warning says why.
+ *
+ * Context: process context (kernel_init), before userspace; sleeps.
+ */
+void text_replica_init(void)
+{
+	u64 t0 = ktime_get_ns();
+	const char *why;
+	int nid, ret;
+
+	why = tr_unusable();
+	if (why) {
+		tr_reason = why;
+		goto inactive;
+	}
+
+	tr_client.start = tr_slot_lo;
+	tr_client.end = tr_slot_hi;
+	ret = tr_prepare_box();
+	if (ret) {
+		tr_reason = "cannot prepare the module box's tables";
+		pr_warn("%s (%d): one copy only\n", tr_reason, ret);
+		goto inactive;
+	}
+	if (!tr_build_nodes()) {
 		tr_reason = "no copy could be mapped";
 		goto inactive;
 	}
@@ -1315,21 +1388,7 @@ void text_replica_init(void)
 		goto inactive;
 	}
 
-	for_each_node(nid) {
-		phys_addr_t end;
-
-		if (nid != tr_master_node && !tr_has_copy(nid))
-			continue;
-		end = tr_nodes[nid].base + tr_size - 1;
-		/* As rodata=full does for the image's own alias. */
-		if (nid != tr_master_node &&
-		    set_direct_map_ro((unsigned long)__va(tr_nodes[nid].base), npages))
-			pr_warn("node %d: the linear alias of the copy stays writable (linear map not page-mapped)\n",
-				nid);
-		pr_info("node %d: %s copy of text and rodata at %pa-%pa, %zu KiB\n",
-			nid, nid == tr_master_node ? "master" : "own",
-			&tr_nodes[nid].base, &end, tr_size >> 10);
-	}
+	tr_protect_copies();
 	tr_reason = "";
 	pr_info("active: %u copies besides the master, %lu table pages, %llu us to switch\n",
 		tr_copies, tr_table_pages, (ktime_get_ns() - t0) / NSEC_PER_USEC);
