@@ -807,7 +807,12 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(pcpt_status);
 
-static int pcpt_dump_show(struct seq_file *m, void *v)
+/*
+ * A CPU without a root of its own runs on the master: tables/cpuN says
+ * so, pa/cpuN dumps the master, so that the placement of what the CPU
+ * translates can be read from pa/cpuN in every case.
+ */
+static int pcpt_dump(struct seq_file *m, bool pa)
 {
 	unsigned int cpu = (unsigned long)m->private;
 	pgd_t *root;
@@ -815,23 +820,40 @@ static int pcpt_dump_show(struct seq_file *m, void *v)
 	/* Keeps the root from being replaced and freed under the walk. */
 	mutex_lock(&pcpt_mutex);
 	root = percpu_pgtable_root(cpu);
-	if (root)
-		arch_percpu_pgtable_dump(m, root);
+	if (root || pa)
+		arch_percpu_pgtable_dump(m, root ?: init_mm.pgd, pa);
 	else
 		seq_printf(m, "cpu%u runs on the master table: see kernel_page_tables\n", cpu);
 	mutex_unlock(&pcpt_mutex);
 	return 0;
 }
+
+static int pcpt_dump_show(struct seq_file *m, void *v)
+{
+	return pcpt_dump(m, false);
+}
 DEFINE_SHOW_ATTRIBUTE(pcpt_dump);
+
+static int pcpt_dump_pa_show(struct seq_file *m, void *v)
+{
+	return pcpt_dump(m, true);
+}
+DEFINE_SHOW_ATTRIBUTE(pcpt_dump_pa);
 
 static int __init pcpt_debugfs_init(void)
 {
-	struct dentry *dir, *tables;
+	struct dentry *dir, *tables, *pa;
 	unsigned int cpu;
 	char name[16];
 
 	dir = debugfs_create_dir("percpu_pgtable", NULL);
 	debugfs_create_file("status", 0400, dir, NULL, &pcpt_status_fops);
+	pa = debugfs_create_dir("pa", dir);
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		debugfs_create_file(name, 0400, pa, (void *)(unsigned long)cpu,
+				    &pcpt_dump_pa_fops);
+	}
 	if (!percpu_pgtable_active())
 		return 0;
 	debugfs_create_file("check", 0400, dir, NULL, &pcpt_check_fops);

@@ -163,9 +163,11 @@ phys_addr_t arch_percpu_pgtable_loaded(void);
  * arch_percpu_pgtable_dump() - dump a root's mappings for debugfs
  * @m: where to print
  * @root: the root to walk
+ * @pa: also show the physical address of each mapped range, so that a
+ *	test can tell which memory (which node) the CPU translates to
  *
  * Context: process context; the core keeps @root from being freed.
  */
-void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root);
+void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root, bool pa);
 
 #endif /* _LINUX_PERCPU_PGTABLE_ARCH_H */

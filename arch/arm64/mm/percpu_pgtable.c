@@ -243,11 +243,18 @@ phys_addr_t arch_percpu_pgtable_loaded(void)
  * arch_percpu_pgtable_dump() - dump a root in the kernel_page_tables format
  * @m: the seq_file to print to
  * @root: the root to walk
+ * @pa: also show where each range starts in physical memory ("pa="),
+ *	ranges ending where the physical addresses stop being contiguous
+ *
+ * Without CONFIG_PTDUMP_DEBUGFS, only the root's valid entries.
  */
-void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root)
+void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root, bool pa)
 {
 #ifdef CONFIG_PTDUMP_DEBUGFS
-	ptdump_walk_kernel_root(m, root);
+	if (pa)
+		ptdump_walk_kernel_root_pa(m, root);
+	else
+		ptdump_walk_kernel_root(m, root);
 #else
 	unsigned long idx;
 

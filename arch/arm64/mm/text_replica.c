@@ -50,7 +50,6 @@
 #include <asm/fixmap.h>
 #include <asm/mmu_context.h>
 #include <asm/pgalloc.h>
-#include <asm/ptdump.h>
 #include <asm/sections.h>
 #include <asm/set_memory.h>
 #include <asm/text_replica.h>
@@ -1614,32 +1613,10 @@ static int tr_verify_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(tr_verify);
 
-#ifdef CONFIG_PTDUMP_DEBUGFS
-static int tr_tables_show(struct seq_file *m, void *v)
-{
-	unsigned int cpu = (unsigned long)m->private;
-	pgd_t *root = percpu_pgtable_root(cpu);
-
-	ptdump_walk_kernel_root_pa(m, root ?: swapper_pg_dir);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(tr_tables);
-#endif
-
 static int __init tr_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("text_replica", NULL);
-#ifdef CONFIG_PTDUMP_DEBUGFS
-	struct dentry *tables = debugfs_create_dir("tables", dir);
-	unsigned int cpu;
-	char name[16];
 
-	for_each_possible_cpu(cpu) {
-		snprintf(name, sizeof(name), "cpu%u", cpu);
-		debugfs_create_file(name, 0400, tables, (void *)(unsigned long)cpu,
-				    &tr_tables_fops);
-	}
-#endif
 	debugfs_create_file("status", 0400, dir, NULL, &tr_status_fops);
 	debugfs_create_file("verify", 0400, dir, NULL, &tr_verify_fops);
 	return 0;

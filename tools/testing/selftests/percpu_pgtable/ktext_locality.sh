@@ -16,7 +16,7 @@ DIR=$(dirname "$0")
 debugfs_mount
 tr_present || { skip "text replication not built in"; }
 have_ptdump || skip "$NO_PTDUMP"
-[ -d "$TR_DEBUGFS/tables" ] || { fail "no $TR_DEBUGFS/tables (CONFIG_PTDUMP?)"; finish; }
+[ -d "$PCPT_DEBUGFS/pa" ] || { fail "no $PCPT_DEBUGFS/pa (CONFIG_PTDUMP_DEBUGFS?)"; finish; }
 st="$TR_DEBUGFS/status"
 ts=$(ksym _stext); te=$(ksym _etext)
 rs=$(ksym __start_rodata); re=$(ksym __end_rodata)
@@ -38,7 +38,7 @@ ranges()
 			if ($i ~ /^pa=/) pa = substr($i, 4)
 		if (s < te && e > ts) print (s < ts ? ts : s), (e > te ? te : e), s, pa
 		if (s < re && e > rs) print (s < rs ? rs : s), (e > re ? re : e), s, pa
-	}' "$TR_DEBUGFS/tables/cpu$1"
+	}' "$PCPT_DEBUGFS/pa/cpu$1"
 }
 
 # check CPU EXPECT [TS TE RS RE]: read CPU's pieces of text and rodata (or

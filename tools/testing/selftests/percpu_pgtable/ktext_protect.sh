@@ -56,7 +56,7 @@ te=$(ksym _etext)
 rs=$(ksym __start_rodata); re=$(ksym __end_rodata)
 have_ptdump || echo "# permissions not read from the tables: $NO_PTDUMP"
 for cpu in $(have_ptdump && ktext_cpus); do
-	f="$TR_DEBUGFS/tables/cpu$cpu"
+	f="$PCPT_DEBUGFS/pa/cpu$cpu"
 	bad=$(awk -v ts="$ts" -v te="$te" -v rs="$rs" -v re="$re" '
 	/^0x/ && / pa=0x/ {
 		s = substr($1, 1, 18); e = substr($1, 20, 18)
@@ -66,9 +66,11 @@ for cpu in $(have_ptdump && ktext_cpus); do
 			if ($i == "x") x = 1
 			if ($i == "NX") nx = 1
 		}
-		if (s < te && e > ts && !(ro && x)) print "text " $0
-		if (s < re && e > rs && !(ro && nx)) print "rodata " $0
-	}' "$f")
+		if (s < te && e > ts) { nt++; if (!(ro && x)) print "text " $0 }
+		if (s < re && e > rs) { nr++; if (!(ro && nx)) print "rodata " $0 }
+	}
+	# A dump that maps neither must not pass for a clean one.
+	END { if (!nt || !nr) print "text or rodata not mapped in the dump" }' "$f")
 	[ -z "$bad" ] && pass "cpu$cpu: text ro+x, rodata ro+NX" ||
 		fail "cpu$cpu: $(echo "$bad" | head -2 | tr '\n' ';')"
 done
