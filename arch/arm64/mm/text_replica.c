@@ -269,17 +269,38 @@ void __init text_replica_reserve_va(void)
 	tr_hole(&tr_holes[3], max(tr_box_hi, ALIGN(end, PUD_SIZE)), tr_slot_hi);
 }
 
-static int __init tr_nearest(int nid)
+/*
+ * The node of @copies nearest to @nid by @distance.  Ties go to @master
+ * (the image's node, which always has the text), then to the lowest node
+ * number.  Kept apart from the node map for the KUnit test.
+ */
+static int tr_nearest_of(int nid, const nodemask_t *copies, int master,
+			 int (*distance)(int from, int to))
 {
-	int best = tr_master_node, n;
+	int best = master, n;
 
-	for_each_node(n) {
-		if (tr_nodes[n].use != n)
-			continue;
-		if (node_distance(nid, n) < node_distance(nid, best))
+	for_each_node_mask(n, *copies) {
+		if (distance(nid, n) < distance(nid, best))
 			best = n;
 	}
 	return best;
+}
+
+static int __init tr_node_distance(int from, int to)
+{
+	return node_distance(from, to);
+}
+
+static int __init tr_nearest(int nid)
+{
+	nodemask_t copies = NODE_MASK_NONE;
+	int n;
+
+	for_each_node(n) {
+		if (tr_nodes[n].use == n)
+			node_set(n, copies);
+	}
+	return tr_nearest_of(nid, &copies, tr_master_node, tr_node_distance);
 }
 
 /**
@@ -1815,7 +1836,56 @@ static void tr_test_module_rw_refused(struct kunit *test)
 	module_arch_mem_free(mod, MOD_TEXT);
 }
 
+/* SLIT distances need not be symmetric: 1 -> 3 is 15, 3 -> 1 is 25. */
+static const int tr_test_dist[4][4] = {
+	{ 10, 20, 20, 20 },
+	{ 20, 10, 15, 15 },
+	{ 20, 15, 10, 15 },
+	{ 20, 25, 15, 10 },
+};
+
+static int tr_test_distance(int from, int to)
+{
+	return tr_test_dist[from][to];
+}
+
+/*
+ * A node without a copy uses the nearest node's, on a synthetic distance
+ * table: node 0 holds the image, nodes 1-3 are 15 from each other (but 3
+ * to 1 is 25) and 20 from node 0.
+ */
+static void tr_test_nearest(struct kunit *test)
+{
+	nodemask_t copies = NODE_MASK_NONE;
+
+	if (MAX_NUMNODES < 4)
+		kunit_skip(test, "needs 4 possible nodes");
+	node_set(0, copies);
+	/* Only the master: everybody uses it. */
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(3, &copies, 0, tr_test_distance), 0);
+	node_set(2, copies);
+	/* Node 2 is nearer to 1 and 3 than the master. */
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(3, &copies, 0, tr_test_distance), 2);
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(1, &copies, 0, tr_test_distance), 2);
+	node_set(1, copies);
+	/* From 3, not to 3: 1 is 25 away, 2 is 15 (to 3 both are 15). */
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(3, &copies, 0, tr_test_distance), 2);
+	/* A node with its own copy is its own nearest. */
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(2, &copies, 0, tr_test_distance), 2);
+	/* From 1, nodes 2 and 3 tie: the lower number. */
+	nodes_clear(copies);
+	node_set(0, copies);
+	node_set(2, copies);
+	node_set(3, copies);
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(1, &copies, 0, tr_test_distance), 2);
+	/* With node 2 as the master, its tie with node 3 goes to it. */
+	nodes_clear(copies);
+	node_set(3, copies);
+	KUNIT_EXPECT_EQ(test, tr_nearest_of(1, &copies, 2, tr_test_distance), 2);
+}
+
 static struct kunit_case tr_test_cases[] = {
+	KUNIT_CASE(tr_test_nearest),
 	KUNIT_CASE(tr_test_split_block),
 	KUNIT_CASE(tr_test_patch_every_copy),
 	KUNIT_CASE(tr_test_module_rw_refused),
