@@ -39,6 +39,7 @@
 #include <linux/moduleloader.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/pagewalk.h>
 #include <linux/percpu_pgtable.h>
 #include <linux/seq_file.h>
 #include <linux/stop_machine.h>
@@ -581,49 +582,114 @@ notrace void text_replica_write(void *addr, const void *src, size_t len)
 
 NOKPROBE_SYMBOL(text_replica_write);
 
-/*
- * Give the node an entry of its own: a copy of the table @entry points at,
- * on the node.  Nothing walks the node's tables yet.
- */
-static int tr_privatize(int nid, u64 *entry)
-{
-	u64 val = READ_ONCE(*entry);
-	struct page *page;
+/* What the node tables being built are walked with: see tr_build_range(). */
+struct tr_build {
+	int nid;
+	unsigned long start, end;
+};
 
-	page = alloc_pages_node(nid, GFP_PGTABLE_KERNEL, 0);
+/*
+ * A copy, on the node, of the table a shared entry points to.  Nothing
+ * walks the node's tables yet: no break-before-make when the entry is
+ * pointed at it.
+ */
+static void *tr_copy_table(int nid, void *table)
+{
+	struct page *page = alloc_pages_node(nid, GFP_PGTABLE_KERNEL, 0);
+
 	if (!page)
-		return -ENOMEM;
-	copy_page(page_address(page), __va(__pte_to_phys(__pte(val))));
-	WRITE_ONCE(*entry, (val & ~PTE_ADDR_LOW) |
-		   __phys_to_pte_val(page_to_phys(page)));
+		return NULL;
+	copy_page(page_address(page), table);
 	tr_table_pages++;
-	return 0;
+	return page_address(page);
 }
 
 /*
- * Point a leaf of the node's tables at the node's copy.  The copy is
- * congruent to the master modulo PMD_SIZE, so blocks and contiguous PTE
- * ranges keep their alignment; a contiguous PMD range keeps its hint only
- * if the copy happens to be congruent modulo its size too.  A contiguous
- * range must lie wholly inside what is replicated.
+ * The master's entries at @addr, to tell an entry of the node's tables
+ * that still points where the master's does (shared) from one already
+ * made the node's own.
  */
-static int tr_relocate(int nid, u64 *entry, u64 val, unsigned long addr,
-		       unsigned long size, unsigned long cont,
-		       unsigned long start, unsigned long end)
+static p4d_t tr_master_p4d(unsigned long addr)
 {
-	phys_addr_t pa = __pte_to_phys(__pte(val));
-	phys_addr_t npa;
+	return p4dp_get(p4d_offset(pgd_offset_k(addr), addr));
+}
 
+static pud_t tr_master_pud(unsigned long addr)
+{
+	return pudp_get(pud_offset(p4d_offset(pgd_offset_k(addr), addr), addr));
+}
+
+static pmd_t tr_master_pmd(unsigned long addr)
+{
+	pud_t *pudp = pud_offset(p4d_offset(pgd_offset_k(addr), addr), addr);
+
+	return pmdp_get(pmd_offset(pudp, addr));
+}
+
+/*
+ * Is [pa, pa + size) inside the master's text and rodata, and, for a
+ * contiguous range of @cont bytes around @addr, is all of it inside what
+ * this walk relocates?  A range half relocated would map two copies under
+ * one hint.
+ */
+static int tr_leaf_ok(struct tr_build *b, phys_addr_t pa, unsigned long size,
+		      unsigned long addr, bool cont, unsigned long span)
+{
 	if (pa < tr_master_pa || pa + size > tr_master_pa + tr_size)
 		return -EFAULT;
-	npa = tr_nodes[nid].base + (pa - tr_master_pa);
-	if (val & PTE_CONT) {
-		if (ALIGN_DOWN(addr, cont) < start || ALIGN_DOWN(addr, cont) + cont > end)
-			return -EINVAL;
-		if ((npa ^ pa) & (cont - 1))
-			val &= ~PTE_CONT;
-	}
-	WRITE_ONCE(*entry, (val & ~PTE_ADDR_LOW) | __phys_to_pte_val(npa));
+	if (cont && (ALIGN_DOWN(addr, span) < b->start ||
+		     ALIGN_DOWN(addr, span) + span > b->end))
+		return -EINVAL;
+	return 0;
+}
+
+/* The node's copy of master physical address @pa. */
+static phys_addr_t tr_node_pa(int nid, phys_addr_t pa)
+{
+	return tr_nodes[nid].base + (pa - tr_master_pa);
+}
+
+/*
+ * Point a leaf of the node's tables at the node's copy, with the master's
+ * attributes.  The copy is congruent to the master modulo PMD_SIZE, so
+ * blocks and contiguous PTE ranges keep their alignment; a contiguous PMD
+ * range keeps its hint only if the copy happens to be congruent modulo
+ * its size too.
+ */
+static int tr_move_pte(struct tr_build *b, pte_t *ptep, unsigned long addr)
+{
+	pte_t pte = __ptep_get(ptep);
+	phys_addr_t pa, npa;
+	int ret;
+
+	if (!pte_present(pte))
+		return -EFAULT;
+	pa = PFN_PHYS(pte_pfn(pte));
+	ret = tr_leaf_ok(b, pa, PAGE_SIZE, addr, pte_cont(pte), CONT_PTE_SIZE);
+	if (ret)
+		return ret;
+	npa = tr_node_pa(b->nid, pa);
+	if (pte_cont(pte) && ((npa ^ pa) & (CONT_PTE_SIZE - 1)))
+		pte = pte_mknoncont(pte);
+	/* Published with the rest by tr_build()'s barrier. */
+	__set_pte_nosync(ptep, pfn_pte(PHYS_PFN(npa), pte_pgprot(pte)));
+	return 0;
+}
+
+static int tr_move_pmd(struct tr_build *b, pmd_t *pmdp, unsigned long addr)
+{
+	pmd_t pmd = pmdp_get(pmdp);
+	phys_addr_t pa, npa;
+	int ret;
+
+	pa = PFN_PHYS(pmd_pfn(pmd));
+	ret = tr_leaf_ok(b, pa, PMD_SIZE, addr, pmd_cont(pmd), CONT_PMD_SIZE);
+	if (ret)
+		return ret;
+	npa = tr_node_pa(b->nid, pa);
+	if (pmd_cont(pmd) && ((npa ^ pa) & (CONT_PMD_SIZE - 1)))
+		pmd = pte_pmd(pte_mknoncont(pmd_pte(pmd)));
+	set_pmd(pmdp, pfn_pmd(PHYS_PFN(npa), pmd_pgprot(pmd)));
 	return 0;
 }
 
@@ -686,81 +752,118 @@ static void tr_free_copy(int nid)
 }
 
 /*
- * Build the node's translation of [start, end): a part of the image, whose
- * leaves are relocated to the node's copy, or (!@leaves) the module window,
- * of which the node gets PTE tables of its own.
+ * The node's tables are built by walking them (walk_kernel_page_table_range()
+ * on the node's root), starting from copies of the master's top-level
+ * entries.  Each callback makes the entry it is given the node's own
+ * where it still points at the master's table (a copy of that table,
+ * on the node), and the walker then descends into the copy: it reads
+ * each entry again after its callback.  The p?d_entry callbacks are
+ * called for folded levels too, with the same entry as the level above:
+ * a table is copied only at the level whose next table is real.
  */
-static int tr_build_range(int nid, unsigned long start, unsigned long end,
-			  bool leaves)
+static int tr_walk_p4d(p4d_t *p4dp, unsigned long addr, unsigned long next,
+		       struct mm_walk *walk)
 {
-	unsigned long addr, next;
+	struct tr_build *b = walk->private;
+	p4d_t p4d = p4dp_get(p4dp);
+	pud_t *table;
+
+	/* Folded at build time, or at boot (LPA2 without the feature). */
+	if (mm_pud_folded(&init_mm) ||
+	    p4d_val(p4d) != p4d_val(tr_master_p4d(addr)))
+		return 0;
+	table = tr_copy_table(b->nid, p4d_pgtable(p4d));
+	if (!table)
+		return -ENOMEM;
+	p4d_populate(&init_mm, p4dp, table);
+	return 0;
+}
+
+static int tr_walk_pud(pud_t *pudp, unsigned long addr, unsigned long next,
+		       struct mm_walk *walk)
+{
+	struct tr_build *b = walk->private;
+	pud_t pud = pudp_get(pudp);
+	pmd_t *table;
+
+	if (!pud_present(pud) || pud_leaf(pud))
+		return -EFAULT;
+	if (pud_val(pud) != pud_val(tr_master_pud(addr)))
+		return 0;
+	table = tr_copy_table(b->nid, pud_pgtable(pud));
+	if (!table)
+		return -ENOMEM;
+	pud_populate(&init_mm, pudp, table);
+	return 0;
+}
+
+static int tr_walk_pmd(pmd_t *pmdp, unsigned long addr, unsigned long next,
+		       struct mm_walk *walk)
+{
+	struct tr_build *b = walk->private;
+	pmd_t pmd = pmdp_get(pmdp);
+	pte_t *table;
+
+	if (!pmd_present(pmd))
+		return -EFAULT;
+	/* A block all inside the range moves whole; the walk stops there. */
+	if (pmd_leaf(pmd) && IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE)
+		return tr_move_pmd(b, pmdp, addr);
+	/* Once per table: an earlier range may have made it the node's. */
+	if (pmd_val(pmd) != pmd_val(tr_master_pmd(addr)))
+		return 0;
+	/* A block only partly replicated becomes a table of the node's. */
+	if (pmd_leaf(pmd))
+		return tr_split(b->nid, pmdp, pmd);
+	table = tr_copy_table(b->nid, (void *)pmd_page_vaddr(pmd));
+	if (!table)
+		return -ENOMEM;
+	pmd_populate_kernel(&init_mm, pmdp, table);
+	return 0;
+}
+
+static int tr_walk_pte(pte_t *ptep, unsigned long addr, unsigned long next,
+		       struct mm_walk *walk)
+{
+	return tr_move_pte(walk->private, ptep, addr);
+}
+
+/* Everything walked is mapped in the master (the node's tables start as it). */
+static int tr_walk_hole(unsigned long addr, unsigned long next, int depth,
+			struct mm_walk *walk)
+{
+	return -EFAULT;
+}
+
+/* A part of the image: its leaves move to the node's copy. */
+static const struct mm_walk_ops tr_image_ops = {
+	.p4d_entry = tr_walk_p4d,
+	.pud_entry = tr_walk_pud,
+	.pmd_entry = tr_walk_pmd,
+	.pte_entry = tr_walk_pte,
+	.pte_hole = tr_walk_hole,
+};
+
+/* The module window: the node gets PTE tables of its own, as they are. */
+static const struct mm_walk_ops tr_window_ops = {
+	.p4d_entry = tr_walk_p4d,
+	.pud_entry = tr_walk_pud,
+	.pmd_entry = tr_walk_pmd,
+	.pte_hole = tr_walk_hole,
+};
+
+/* Build the node's translation of [start, end). */
+static int tr_build_range(int nid, unsigned long start, unsigned long end,
+			  const struct mm_walk_ops *ops)
+{
+	struct tr_build b = { .nid = nid, .start = start, .end = end };
 	int ret;
 
-	for (addr = start; addr < end; addr = next) {
-		pgd_t *mpgdp = pgd_offset_k(addr);
-		pgd_t *pgdp = pgd_offset_pgd(tr_nodes[nid].pgd, addr);
-		p4d_t *mp4dp = p4d_offset(mpgdp, addr), *p4dp = p4d_offset(pgdp, addr);
-		pud_t *mpudp, *pudp, mpud;
-		pmd_t *mpmdp, *pmdp, mpmd;
-
-		if (!p4d_present(READ_ONCE(*mp4dp)))
-			return -EFAULT;
-		if (p4d_val(READ_ONCE(*p4dp)) == p4d_val(READ_ONCE(*mp4dp))) {
-			ret = tr_privatize(nid, (u64 *)p4dp);
-			if (ret)
-				return ret;
-		}
-
-		mpudp = pud_offset(mp4dp, addr);
-		pudp = pud_offset(p4dp, addr);
-		mpud = READ_ONCE(*mpudp);
-		if (!pud_present(mpud) || pud_leaf(mpud))
-			return -EFAULT;
-		if (pud_val(READ_ONCE(*pudp)) == pud_val(mpud)) {
-			ret = tr_privatize(nid, (u64 *)pudp);
-			if (ret)
-				return ret;
-		}
-
-		mpmdp = pmd_offset(mpudp, addr);
-		pmdp = pmd_offset(pudp, addr);
-		mpmd = READ_ONCE(*mpmdp);
-		next = pmd_addr_end(addr, end);
-		if (!pmd_present(mpmd))
-			return -EFAULT;
-		if (pmd_leaf(mpmd) && IS_ALIGNED(addr, PMD_SIZE) &&
-		    next - addr == PMD_SIZE) {
-			ret = tr_relocate(nid, (u64 *)pmdp, pmd_val(mpmd), addr,
-					  PMD_SIZE, CONT_PMD_SIZE, start, end);
-			if (ret)
-				return ret;
-			continue;
-		}
-		/* Once per table: an earlier range may have shared it. */
-		if (pmd_val(READ_ONCE(*pmdp)) == pmd_val(mpmd)) {
-			if (pmd_leaf(mpmd))
-				ret = tr_split(nid, pmdp, mpmd);
-			else
-				ret = tr_privatize(nid, (u64 *)pmdp);
-			if (ret)
-				return ret;
-		}
-		if (!leaves)
-			continue;
-		/* The node's own PTEs: copies of the master's, or a split block. */
-		for (; addr < next; addr += PAGE_SIZE) {
-			pte_t pte = ptep_get(pte_offset_kernel(pmdp, addr));
-
-			if (!pte_present(pte))
-				return -EFAULT;
-			ret = tr_relocate(nid, (u64 *)pte_offset_kernel(pmdp, addr),
-					  pte_val(pte), addr, PAGE_SIZE,
-					  CONT_PTE_SIZE, start, end);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	/* The walker's rule for kernel tables; nothing walks these yet. */
+	mmap_read_lock(&init_mm);
+	ret = walk_kernel_page_table_range(start, end, ops, tr_nodes[nid].pgd, &b);
+	mmap_read_unlock(&init_mm);
+	return ret;
 }
 
 static int tr_build(int nid)
@@ -775,12 +878,12 @@ static int tr_build(int nid)
 		*pgd_offset_pgd(tr_nodes[nid].pgd, addr) = READ_ONCE(*pgd_offset_k(addr));
 
 	ret = tr_build_range(nid, (unsigned long)_stext, (unsigned long)_etext,
-			     true);
+			     &tr_image_ops);
 	if (!ret)
 		ret = tr_build_range(nid, (unsigned long)__start_rodata,
-				     (unsigned long)__end_rodata, true);
+				     (unsigned long)__end_rodata, &tr_image_ops);
 	if (!ret && tr_mw_lo)
-		ret = tr_build_range(nid, tr_mw_lo, tr_mw_hi, false);
+		ret = tr_build_range(nid, tr_mw_lo, tr_mw_hi, &tr_window_ops);
 	/* Published by the core's root writes, which order after this. */
 	dsb(ishst);
 	return ret;
