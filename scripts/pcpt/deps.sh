@@ -40,6 +40,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 	updated=1
 	apt_get install -y --no-install-recommends "${missing[@]}"
 fi
+# The series applies to one Debian update of the base: install that one
+# (the archive keeps earlier updates), so that a newer update does not
+# break the series under us.  If the archive no longer has it, carry on
+# with what is installed and say so (check_base_version).
+if [ "$(installed_base_version)" != "$BASE_VERSION_TESTED" ]; then
+	[ $updated -eq 1 ] || { apt_get update; updated=1; }
+	if apt-cache madison "$BASE_PKG" 2>/dev/null | grep -q "| $BASE_VERSION_TESTED |"; then
+		info "installing $BASE_PKG $BASE_VERSION_TESTED, the base the series applies to"
+		apt_get install -y --no-install-recommends --allow-downgrades \
+			"$BASE_PKG=$BASE_VERSION_TESTED"
+	fi
+fi
 check_base_version
 
 # The guest's userspace: Debian's static arm64 busybox, unpacked (not

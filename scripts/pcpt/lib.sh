@@ -4,7 +4,7 @@
 
 # The one place the tested base is recorded.
 BASE_PKG=linux-source-6.12
-BASE_VERSION_TESTED=6.12.117-1~deb12u1
+BASE_VERSION_TESTED=6.12.118-1~deb12u1
 
 # Top-level directories whose files the project owns at their kernel paths.
 OWNED_DIRS="arch block crypto Documentation drivers fs include init kernel lib mm net scripts tools"
