@@ -249,7 +249,7 @@ repeat: initramfs
 		$(REPO)/tools/testing/selftests/percpu_pgtable/Makefile "$(CMDLINE)"
 
 # The function tracer step's miss rate on the base and patched kernels
-# (Documentation/mm/text-replication.rst, Limitations).
+# (Documentation/mm/kernel-replication.rst, Limitations).
 ftrace-rate: base initramfs
 	@$(BOOT_ENV) KINDS="$(KINDS)" bash $(S)/ftrace-rate.sh $(BASE_BLD)/arch/arm64/boot/Image $(IMAGE) \
 		$(INITRD) $(LOGDIR)/ftrace-rate-$(LABEL) $(RUNS) $(ROUNDS)

@@ -117,7 +117,7 @@ for n in /sys/devices/system/node/node[0-9]*; do
 	kb=$(awk '/MemUsed/ { print $4 }' "$n/meminfo")
 	result "mem_used_${n##*/}" "$kb" kB lower
 done
-tr=/sys/kernel/debug/text_replica/status
+tr=/sys/kernel/debug/kernel_replication/status
 if [ -r $tr ] && grep -q '^active: yes' $tr; then
 	result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
 else

@@ -61,11 +61,11 @@ report()
 	echo "text:    _text at 0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)"
 	# Feature status lines: every client prints one pr_info line with
 	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
-	dmesg | grep -E 'percpu_pgtable:|text_replica:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
-	tr=/sys/kernel/debug/text_replica
+	dmesg | grep -E 'percpu_pgtable:|kernel_replication:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
+	tr=/sys/kernel/debug/kernel_replication
 	[ -d $tr ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	if [ -r $tr/status ]; then
-		echo "text replica (debugfs text_replica/status, verify):"
+		echo "text replica (debugfs kernel_replication/status, verify):"
 		sed 's/^/  /' $tr/status
 		grep -E '^(compared|mismatches):' $tr/verify | sed 's/^/  verify /'
 	fi

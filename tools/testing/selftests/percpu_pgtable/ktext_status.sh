@@ -60,7 +60,7 @@ for node in $(online_nodes); do
 		*" $node "*) pass "node $node (allocation made to fail): ${line#*: }" ;;
 		*)
 			if [ "$node" = "$memless" ]; then
-				dmesg | grep -q "text_replica: node $node has no copy: its CPUs use node $used's" &&
+				dmesg | grep -q "kernel_replication: node $node has no copy: its CPUs use node $used's" &&
 					pass "node $node (no memory): uses node $used, said at boot" ||
 					fail "node $node (no memory): uses node $used, not said at boot"
 				# The nearest node with a copy (or the image), by
@@ -96,10 +96,10 @@ lines=$(dmesg | grep 'own copy of text and rodata at' | wc -l)
 if [ "$lines" -eq "$copies" ] && [ "$copies" -gt 0 ]; then
 	pass "$copies copies, one boot line each"
 else
-	fail "$copies copies in the status, $lines boot lines: $(dmesg | grep text_replica | head -6 | tr '\n' ';')"
+	fail "$copies copies in the status, $lines boot lines: $(dmesg | grep kernel_replication | head -6 | tr '\n' ';')"
 fi
 for node in $(tr_testfail_nodes); do
-	dmesg | grep -q "text_replica: node $node: cannot allocate" &&
+	dmesg | grep -q "kernel_replication: node $node: cannot allocate" &&
 		pass "node $node: allocation failure warned about" ||
 		fail "node $node: no warning about its failed allocation"
 done

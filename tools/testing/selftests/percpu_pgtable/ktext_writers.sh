@@ -33,7 +33,7 @@
 # wake_up_process, which every CPU runs all the time, and arm64 ftrace
 # patches without stop_machine(): under QEMU 7.2's multi-threaded TCG a
 # vCPU translating the page while another stores to it keeps running
-# the old bytes (text-replication.rst, Limitations).  In a make check
+# the old bytes (kernel-replication.rst, Limitations).  In a make check
 # run one CPU of the master's node kept calling ftrace-direct-multi's
 # trampoline from schedule after the module was gone, and crashed.
 # make check runs them in a boot of their own with single-threaded TCG
@@ -81,7 +81,7 @@ trace_reset()
 # trace_printk()).  A miss is a failure (no retry); it prints FUNC's call
 # site as every CPU reads it, which tells a copy that missed the write
 # (its bytes differ) from a CPU that runs code older than its memory
-# (QEMU's race, text-replication.rst, Limitations).
+# (QEMU's race, kernel-replication.rst, Limitations).
 direct_cpus()
 {
 	pe_pattern=$2

@@ -135,7 +135,7 @@ pcpt_loaded_ok()
 	fi
 }
 
-TR_DEBUGFS=/sys/kernel/debug/text_replica
+TR_DEBUGFS=/sys/kernel/debug/kernel_replication
 
 # tr_active: is kernel text replication in use (debugfs status)?
 tr_active()
@@ -149,7 +149,7 @@ tr_present()
 {
 	[ -f "$TR_DEBUGFS/status" ] && return 0
 	kb=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
-	[ "$kb" = 4 ] && fail "no $TR_DEBUGFS on a 4K-page kernel: CONFIG_KERNEL_TEXT_REPLICATION missing?"
+	[ "$kb" = 4 ] && fail "no $TR_DEBUGFS on a 4K-page kernel: CONFIG_KERNEL_REPLICATION missing?"
 	return 1
 }
 
@@ -227,7 +227,7 @@ readers_trap()
 # then let them run again.  Under
 # QEMU's multi-threaded TCG, a vCPU that translates a page while another
 # vCPU writes it can keep running what it translated from the old bytes
-# (Documentation/mm/text-replication.rst, Limitations): the patching
+# (Documentation/mm/kernel-replication.rst, Limitations): the patching
 # steps whose check is "every CPU runs the new code" keep the readers
 # stopped while the code changes.
 pause_readers()

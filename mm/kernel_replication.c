@@ -1,0 +1,1803 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel text and rodata replicated per NUMA node.
+ *
+ * A client of the per-CPU kernel page tables: the top-level entries that
+ * cover the kernel image and its module box are private, and every CPU's
+ * root points them at the tables of its node, in which the text and
+ * rodata leaves point at the node's physical copy of the image.  Nothing
+ * below the root is synchronised at run time: the node tables are built
+ * once, from the master, and are never written again.  That holds because
+ * every entry of a node-private table is either
+ *
+ *  - a text or rodata leaf, which nothing but this file writes (the image
+ *    is not in any vm area set_memory_*() accepts);
+ *  - a pointer to a lower table shared with the master, which stays for
+ *    good: the image's own tables, and the module box's PMD tables, which
+ *    are allocated before the copies are made and which pud_free_pmd_page()
+ *    refuses to free (kernel_replication_shared_table());
+ *  - empty in a range reserved from vmalloc at boot
+ *    (kernel_replication_reserve_va()), so that no generic code ever maps
+ *    there;
+ *  - a leaf of the module window, a range reserved the same way right
+ *    below the image, whose PTE tables exist from boot, one set per node
+ *    and the master's: this file maps module text and rodata there
+ *    itself, in every set, under krepl_mw_lock (see "Modules" below).
+ *
+ * The architecture says where the image's box and the module window are,
+ * writes a copy and relocates a leaf entry: the hooks in
+ * <linux/kernel_replication.h>.  Everything else is here.
+ *
+ * See Documentation/mm/kernel-replication.rst.
+ */
+
+#define pr_fmt(fmt) "kernel_replication: " fmt
+
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/genalloc.h>
+#include <linux/kasan.h>
+#include <linux/kernel_replication.h>
+#include <linux/kmemleak.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/moduleloader.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/pagewalk.h>
+#include <linux/percpu_pgtable.h>
+#include <linux/seq_file.h>
+#include <linux/set_memory.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include <asm/pgalloc.h>
+#include <asm/sections.h>
+#include <asm/tlbflush.h>
+
+/**
+ * struct krepl_node - what the CPUs of one node translate the image to
+ * @base: physical address of this node's copy of [_stext, __end_rodata)
+ *	(the master's address on the node that holds the image)
+ * @pgd: a top-level table of which only the private entries are used:
+ *	they point at this node's tables (NULL: the master's entries)
+ * @use: the node whose copy this node's CPUs use: itself when it has a
+ *	copy, else the nearest node that has one; NUMA_NO_NODE for nodes
+ *	without CPUs
+ */
+struct krepl_node {
+	phys_addr_t base;
+	pgd_t *pgd;
+	int use;
+};
+
+/*
+ * Written at boot and by kernel_replication_init(), which runs after rodata has
+ * become read-only: hence __read_mostly, not __ro_after_init.
+ */
+static struct krepl_node krepl_nodes[MAX_NUMNODES] __read_mostly;
+static int krepl_master_node __read_mostly = NUMA_NO_NODE;
+static phys_addr_t krepl_master_pa __read_mostly;
+static size_t krepl_size __read_mostly;
+static unsigned int krepl_copies __read_mostly;
+static unsigned long krepl_table_pages;
+static const char *krepl_reason __read_mostly =
+	"waiting for mark_rodata_ro(), which rodata=off never calls";
+
+/*
+ * Set under stop_machine() when every copy is made and the roots point at
+ * them; read by kernel_replication_write() under the text patching lock.
+ * stop_machine() runs while no CPU holds that lock (the architecture takes
+ * it with interrupts off: patch_lock, a raw spinlock, on arm64), so no
+ * patch can fall between the copy and the switch.
+ */
+static bool krepl_active __read_mostly;
+
+/* The module box and the top-level range that holds it and the image. */
+static unsigned long krepl_box_lo, krepl_box_hi;
+static unsigned long krepl_slot_lo, krepl_slot_hi;
+
+/*
+ * Modules: text and rodata of modules are allocated in the module window
+ * [krepl_mw_lo, krepl_mw_hi), right below the image and so in direct branch
+ * range of it.  Vmalloc never maps there (a vm area reserves it), and its
+ * PTE tables are allocated before the node tables are built, which copy
+ * them: every node's CPUs, and the master's, translate the window through
+ * PTE tables of their own, which only this file writes.  A module's pages
+ * are mapped to the master's pages in every table while it loads, and
+ * each node's entries are pointed at a node-local copy once its text and
+ * rodata are final (module_arch_mem_protected()).  The entries are the
+ * only record of which page is where.
+ *
+ * krepl_mw_lock serialises the writers of those entries: allocation,
+ * set_memory_*(), the switch to the copies, freeing, and verify.  The text
+ * patching primitives read them under the text patching lock without it:
+ * until module_arch_mem_protected() has returned, a module is patched only
+ * by its own loader thread (ftrace_module_init()), when every node still
+ * maps the master's pages; after it, every node's entries are final until
+ * the module's memory is freed, by which time nothing patches it.  Nothing
+ * else reads a module's window range meanwhile: it is not visible, not
+ * scanned by kmemleak, and a hole for /proc/kcore.  Each allocation is
+ * followed by an unmapped guard page, as vmalloc's are.
+ */
+#define KREPL_MW_SIZE	KERNEL_REPLICATION_WINDOW_MAX
+
+static unsigned long krepl_mw_lo, krepl_mw_hi;
+static struct vm_struct krepl_mw_vm;
+static struct gen_pool *krepl_mw_pool;
+static bool krepl_mw_ready __read_mostly;
+static DEFINE_MUTEX(krepl_mw_lock);
+/* Under krepl_mw_lock: pages mapped, node copies, copies that failed. */
+static unsigned long krepl_mw_pages, krepl_mw_copies, krepl_mw_failed;
+static const char *krepl_mw_reason = "text replication is inactive";
+
+static bool krepl_enabled __ro_after_init = true;
+static nodemask_t krepl_testfail __initdata;
+/* How much of the window the allocator hands out: kernel_replication_modules=. */
+static unsigned long krepl_mw_limit __ro_after_init = KREPL_MW_SIZE;
+
+static int __init kernel_replication_param(char *arg)
+{
+	if (arg && !strcmp(arg, "on")) {
+		krepl_enabled = true;
+	} else if (arg && !strcmp(arg, "off")) {
+		krepl_enabled = false;
+	} else {
+		pr_warn("kernel_replication=%s: unknown value, expected 'on' or 'off'; using the default (on)\n",
+			arg ?: "");
+		krepl_enabled = true;
+	}
+	return 0;
+}
+early_param("kernel_replication", kernel_replication_param);
+
+/*
+ * The window's size is fixed by the layout; a smaller limit leaves room
+ * for fewer modules (0: none is replicated), which is how the tests fill it.
+ */
+static int __init kernel_replication_modules_param(char *arg)
+{
+	unsigned long long size = 0;
+	char *end = arg;
+
+	if (arg)
+		size = memparse(arg, &end);
+	/* Anything but 0 must hold one page and its guard. */
+	if (!arg || end == arg || *end || size > KREPL_MW_SIZE ||
+	    (size && size < 2 * PAGE_SIZE)) {
+		pr_warn("kernel_replication_modules=%s: expected 0 or a size from %luK to %uM; using %uM\n",
+			arg ?: "", 2 * PAGE_SIZE >> 10, KREPL_MW_SIZE >> 20,
+			KREPL_MW_SIZE >> 20);
+		size = KREPL_MW_SIZE;
+	}
+	krepl_mw_limit = PAGE_ALIGN(size);
+	return 0;
+}
+early_param("kernel_replication_modules", kernel_replication_modules_param);
+
+/* For tests: pretend that the copy for these nodes cannot be allocated. */
+static int __init kernel_replication_testfail_param(char *arg)
+{
+	if (!arg || nodelist_parse(arg, krepl_testfail)) {
+		pr_warn("kernel_replication_testfail=%s: expected a node list such as 1 or 1-2; ignored\n",
+			arg ?: "");
+		nodes_clear(krepl_testfail);
+	}
+	return 0;
+}
+early_param("kernel_replication_testfail", kernel_replication_testfail_param);
+
+static struct vm_struct krepl_holes[4];
+
+static void __init krepl_hole(struct vm_struct *vm, unsigned long start,
+			      unsigned long end)
+{
+	if (start >= end)
+		return;
+	vm->addr = (void *)start;
+	vm->size = end - start;
+	/*
+	 * VM_SPARSE: /proc/kcore reads it as a hole.  The module window's
+	 * pages may be freed under it, and it must not read them.
+	 */
+	vm->flags = VM_NO_GUARD | VM_SPARSE;
+	vm->caller = kernel_replication_reserve_va;
+	vm_area_add_early(vm);
+}
+
+/**
+ * kernel_replication_module_base() - the lowest address of replicated module text
+ *
+ * Return: the start of the module window, which module_init_limits() must
+ * keep in branch range of the image, or 0 if there is none.
+ */
+unsigned long kernel_replication_module_base(void)
+{
+	return krepl_mw_lo;
+}
+
+/**
+ * kernel_replication_module_addr() - is this address in the module window?
+ * @addr: virtual address
+ *
+ * Return: true if @addr belongs to replicated module text or rodata, whose
+ * permissions kernel_replication_module_prot() changes.
+ */
+bool kernel_replication_module_addr(unsigned long addr)
+{
+	return addr >= krepl_mw_lo && addr < krepl_mw_hi;
+}
+
+/**
+ * kernel_replication_reserve_va() - keep vmalloc out of the image's private tables
+ *
+ * Called by the architecture before vmalloc_init().  The private top-level
+ * entries are those covering the image and its module box (see
+ * struct kernel_replication_layout).  Reserve the rest of those entries,
+ * and the rest of the 1 GiB ranges holding the image and the module window
+ * (their PMD tables are per node), so that only the box's other 1 GiB
+ * ranges can ever receive new mappings; their PMD tables are allocated
+ * before the copies and shared.
+ */
+void __init kernel_replication_reserve_va(void)
+{
+	struct kernel_replication_layout layout = { };
+	unsigned long text = (unsigned long)_text;
+	/* the data segment's vm area has a guard page */
+	unsigned long end = (unsigned long)_end + PAGE_SIZE;
+
+	unsigned long lo;
+
+	if (!krepl_enabled)
+		return;
+
+	arch_kernel_replication_layout(&layout);
+	krepl_box_lo = layout.box_start;
+	krepl_box_hi = layout.box_end;
+	krepl_slot_lo = ALIGN_DOWN(krepl_box_lo, PGDIR_SIZE);
+	krepl_slot_hi = ALIGN(krepl_box_hi, PGDIR_SIZE);
+	if (IS_ENABLED(CONFIG_MODULES) && layout.window_start) {
+		krepl_mw_lo = layout.window_start;
+		krepl_mw_hi = layout.window_end;
+		/* The layout's contract: modules are not replicated without. */
+		if (WARN_ON(krepl_mw_lo < krepl_box_lo || krepl_mw_hi > text ||
+			    !IS_ALIGNED(krepl_mw_lo, PMD_SIZE) ||
+			    krepl_mw_hi <= krepl_mw_lo ||
+			    krepl_mw_hi - krepl_mw_lo > KREPL_MW_SIZE)) {
+			krepl_mw_lo = 0;
+			krepl_mw_hi = 0;
+		}
+	}
+
+	/* The module window is private like the image: so is its 1 GiB range. */
+	lo = ALIGN_DOWN(krepl_mw_lo ?: text, PUD_SIZE);
+	krepl_hole(&krepl_holes[0], krepl_slot_lo, min(krepl_box_lo, lo));
+	krepl_hole(&krepl_holes[1], lo, krepl_mw_lo ?: text);
+	krepl_hole(&krepl_mw_vm, krepl_mw_lo, krepl_mw_lo ? text : 0);
+	krepl_hole(&krepl_holes[2], end, ALIGN(end, PUD_SIZE));
+	krepl_hole(&krepl_holes[3], max(krepl_box_hi, ALIGN(end, PUD_SIZE)), krepl_slot_hi);
+}
+
+/*
+ * The node of @copies nearest to @nid by @distance.  Ties go to @master
+ * (the image's node, which always has the text), then to the lowest node
+ * number.  Kept apart from the node map for the KUnit test.
+ */
+static int krepl_nearest_of(int nid, const nodemask_t *copies, int master,
+			    int (*distance)(int from, int to))
+{
+	int best = master, n;
+
+	for_each_node_mask(n, *copies) {
+		if (distance(nid, n) < distance(nid, best))
+			best = n;
+	}
+	return best;
+}
+
+static int __init krepl_node_distance(int from, int to)
+{
+	return node_distance(from, to);
+}
+
+static int __init krepl_nearest(int nid)
+{
+	nodemask_t copies = NODE_MASK_NONE;
+	int n;
+
+	for_each_node(n) {
+		if (krepl_nodes[n].use == n)
+			node_set(n, copies);
+	}
+	return krepl_nearest_of(nid, &copies, krepl_master_node, krepl_node_distance);
+}
+
+/**
+ * kernel_replication_reserve() - reserve a node-local copy of text and rodata
+ *
+ * Called from setup_arch() once every possible CPU's node is known.  Each
+ * node with CPUs and memory, other than the image's, gets a physically
+ * contiguous block congruent to the image modulo 2 MiB, so every block and
+ * contiguous mapping of the master can be repeated for the copy.  A node
+ * without a copy (no memory, or the allocation failed) uses the nearest
+ * node's copy; the master is always there to fall back to.
+ */
+void __init kernel_replication_reserve(void)
+{
+	nodemask_t want = NODE_MASK_NONE;
+	phys_addr_t off, pa;
+	unsigned int cpu;
+	int nid;
+
+	for_each_node(nid)
+		krepl_nodes[nid].use = NUMA_NO_NODE;
+	if (!krepl_enabled) {
+		krepl_reason = "off (kernel_replication=off)";
+		return;
+	}
+
+	krepl_master_pa = __pa_symbol(_stext);
+	krepl_size = PAGE_ALIGN((unsigned long)__end_rodata - (unsigned long)_stext);
+	krepl_master_node = early_pfn_to_nid(PHYS_PFN(krepl_master_pa));
+	krepl_nodes[krepl_master_node].base = krepl_master_pa;
+	krepl_nodes[krepl_master_node].use = krepl_master_node;
+
+	for_each_possible_cpu(cpu)
+		node_set(early_cpu_to_node(cpu), want);
+
+	off = krepl_master_pa & (PMD_SIZE - 1);
+	for_each_node_mask(nid, want) {
+		if (nid == krepl_master_node || !node_state(nid, N_MEMORY))
+			continue;
+		pa = 0;
+		if (!node_isset(nid, krepl_testfail))
+			pa = memblock_alloc_range_nid(off + krepl_size, PMD_SIZE, 0,
+						      MEMBLOCK_ALLOC_ACCESSIBLE,
+						      nid, true);
+		if (!pa) {
+			pr_warn("node %d: cannot allocate a %zu KiB copy of text and rodata: its CPUs use another node's copy\n",
+				nid, krepl_size >> 10);
+			continue;
+		}
+		if (off)
+			memblock_phys_free(pa, off);
+		krepl_nodes[nid].base = pa + off;
+		krepl_nodes[nid].use = nid;
+		krepl_copies++;
+	}
+
+	for_each_node_mask(nid, want) {
+		if (krepl_nodes[nid].use != NUMA_NO_NODE)
+			continue;
+		krepl_nodes[nid].use = krepl_nearest(nid);
+		pr_info("node %d has no copy: its CPUs use node %d's\n", nid,
+			krepl_nodes[nid].use);
+	}
+	if (!krepl_copies)
+		krepl_reason = "no node other than the image's has CPUs and a copy";
+}
+
+/**
+ * kernel_replication_shared_table() - is a kernel page table shared with node copies?
+ * @addr: virtual address covered by the table
+ *
+ * Return: true if the node tables of the text replica may point at the
+ * table covering @addr below a top-level entry (once replication is on,
+ * and from boot when it is enabled), so it must not be freed.
+ */
+bool kernel_replication_shared_table(unsigned long addr)
+{
+	/*
+	 * From boot, not from the switch: a table freed while the node
+	 * tables are being built would be as bad, and a 1 GiB mapping in
+	 * the module box is not worth the window.
+	 */
+	return krepl_slot_hi && addr >= krepl_slot_lo && addr < krepl_slot_hi;
+}
+
+static bool krepl_has_copy(int nid)
+{
+	return krepl_nodes[nid].use == nid && nid != krepl_master_node;
+}
+
+/*
+ * The root whose module window entries the node's CPUs use, if the node
+ * has window tables of its own: the master's for the image's node.
+ */
+static __always_inline pgd_t *krepl_mw_root(int nid)
+{
+	return nid == krepl_master_node ? init_mm.pgd : krepl_nodes[nid].pgd;
+}
+
+/* The PTE of @addr in the module window: its tables exist from boot. */
+static __always_inline pte_t *krepl_mw_ptep(pgd_t *root, unsigned long addr)
+{
+	p4d_t *p4dp = p4d_offset(pgd_offset_pgd(root, addr), addr);
+	pmd_t *pmdp = pmd_offset(pud_offset(p4dp, addr), addr);
+
+	return pte_offset_kernel(pmdp, addr);
+}
+
+/*
+ * Every physical copy of the bytes being patched: found by
+ * kernel_replication_prepare() before the first byte changes, written by
+ * kernel_replication_write().  The text patching primitives call both under
+ * the text patching lock, which serialises them and owns the alias
+ * arch_kernel_replication_poke() writes through.
+ */
+struct krepl_target {
+	phys_addr_t pa;
+	bool master;		/* the caller writes it itself */
+};
+
+static struct krepl_target krepl_targets[MAX_NUMNODES];
+static unsigned int krepl_nr_targets;
+
+static __always_inline void krepl_add_target(phys_addr_t pa, bool master)
+{
+	krepl_targets[krepl_nr_targets].pa = pa;
+	krepl_targets[krepl_nr_targets].master = master;
+	krepl_nr_targets++;
+}
+
+/*
+ * Module text: every node's copy of the page and the master's, found
+ * through each node's window entry.
+ */
+static __always_inline int krepl_mw_prepare(unsigned long a)
+{
+	pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, a));
+	int nid;
+
+	if (!pte_present(mpte))
+		return -EFAULT;
+	for_each_node(nid) {
+		pgd_t *root = krepl_mw_root(nid);
+		pte_t pte;
+
+		if (!root)
+			continue;
+		pte = ptep_get(krepl_mw_ptep(root, a));
+		/* Cleared only while nothing may patch the module. */
+		if (WARN_ON_ONCE(!pte_present(pte))) {
+			krepl_nr_targets = 0;
+			return -EFAULT;
+		}
+		if (nid != krepl_master_node && pte_pfn(pte) == pte_pfn(mpte))
+			continue;
+		krepl_add_target(PFN_PHYS(pte_pfn(pte)) + offset_in_page(a),
+				 nid == krepl_master_node);
+	}
+	return 0;
+}
+
+/**
+ * kernel_replication_prepare() - find every copy of text about to be patched
+ * @addr: kernel or module text address
+ * @len: bytes to be written there, within one page
+ *
+ * The first half of a text write: resolves every copy before anything is
+ * written, so that a write either fails here, having changed nothing, or
+ * cannot fail.  Call kernel_replication_write() once the master is written.
+ *
+ * Context: under the text patching lock, interrupts off.
+ * Return: 0, or -EFAULT if @addr is module text that is not mapped.
+ */
+notrace int kernel_replication_prepare(void *addr, size_t len)
+{
+	unsigned long a = (unsigned long)addr;
+	int nid;
+
+	krepl_nr_targets = 0;
+	if (!READ_ONCE(krepl_active))
+		return 0;
+	if (kernel_replication_module_addr(a))
+		return krepl_mw_prepare(a);
+	if (a < (unsigned long)_stext || a + len > (unsigned long)_etext)
+		return 0;
+	for_each_node(nid) {
+		if (krepl_nodes[nid].use == nid)
+			krepl_add_target(krepl_nodes[nid].base + (a - (unsigned long)_stext),
+					 nid == krepl_master_node);
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kernel_replication_prepare);
+
+#ifdef CONFIG_KERNEL_REPLICATION_KUNIT_TEST
+/*
+ * For KUnit: the copies the last write at krepl_watch maintained.  QEMU keeps
+ * instruction fetch coherent with any store, so only a record can show a
+ * copy that missed its maintenance.
+ */
+static unsigned long krepl_watch;
+static phys_addr_t krepl_cleaned[MAX_NUMNODES];
+static unsigned int krepl_nr_cleaned;
+
+static __always_inline void krepl_record(void *addr, phys_addr_t pa)
+{
+	if ((unsigned long)addr == READ_ONCE(krepl_watch))
+		krepl_cleaned[krepl_nr_cleaned++] = pa;
+}
+
+/**
+ * kernel_replication_test_watch() - record the copies written at an address
+ * @addr: the text address whose next writes are recorded, or NULL to stop
+ *
+ * For the architecture's KUnit test of text patching.  The record of each
+ * write replaces the last one's.
+ */
+void kernel_replication_test_watch(void *addr)
+{
+	WRITE_ONCE(krepl_watch, (unsigned long)addr);
+}
+
+/**
+ * kernel_replication_test_nr_maintained() - copies the last write maintained
+ *
+ * Return: how many copies the last write at the watched address made
+ * visible to instruction fetch.
+ */
+unsigned int kernel_replication_test_nr_maintained(void)
+{
+	return krepl_nr_cleaned;
+}
+
+/**
+ * kernel_replication_test_maintained() - did the last write maintain a copy?
+ * @pa: physical address in the copy
+ *
+ * Return: true if the last write at the watched address made @pa visible
+ * to instruction fetch.
+ */
+bool kernel_replication_test_maintained(phys_addr_t pa)
+{
+	unsigned int i;
+
+	for (i = 0; i < krepl_nr_cleaned; i++) {
+		if (krepl_cleaned[i] == pa)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * kernel_replication_test_copies() - how many copies a text write writes
+ *
+ * Return: the number of copies, the master's included, while replication
+ * is active; 0 before the switch or when it is off.
+ */
+unsigned int kernel_replication_test_copies(void)
+{
+	unsigned int copies = 0;
+	int nid;
+
+	for_each_node(nid)
+		copies += READ_ONCE(krepl_active) && krepl_nodes[nid].use == nid;
+	return copies;
+}
+
+/**
+ * kernel_replication_test_node() - the node whose copy a CPU runs
+ * @cpu: an online CPU
+ *
+ * Return: the node of the copy @cpu translates the image to: its node's
+ * choice once it runs on a root of its own with replication active, else
+ * the master's node.
+ */
+int kernel_replication_test_node(unsigned int cpu)
+{
+	if (READ_ONCE(krepl_active) && percpu_pgtable_root(cpu))
+		return krepl_nodes[cpu_to_node(cpu)].use;
+	/* Not krepl_master_node: unset when replication is off. */
+	return page_to_nid(phys_to_page(__pa_symbol(_stext)));
+}
+#else
+static __always_inline void krepl_record(void *addr, phys_addr_t pa)
+{
+}
+#endif
+
+/**
+ * kernel_replication_write() - write patched kernel text into every copy
+ * @addr: the address kernel_replication_prepare() was called for
+ * @src: the bytes the caller just wrote to the master there
+ * @len: how many
+ *
+ * Writes each node's copy, and makes every copy, the master's included,
+ * visible to instruction fetch, by arch_kernel_replication_poke(): the
+ * caller's own maintenance by @addr reaches only the copy its CPU
+ * translates to.  Nothing here can fail.
+ *
+ * Context: under the architecture's text patching lock, interrupts off,
+ * after kernel_replication_prepare().
+ */
+notrace void kernel_replication_write(void *addr, const void *src, size_t len)
+{
+	unsigned int i;
+
+#ifdef CONFIG_KERNEL_REPLICATION_KUNIT_TEST
+	if ((unsigned long)addr == READ_ONCE(krepl_watch))
+		krepl_nr_cleaned = 0;
+#endif
+	for (i = 0; i < krepl_nr_targets; i++) {
+		struct krepl_target *t = &krepl_targets[i];
+
+		/*
+		 * The one place a copy is made visible to instruction fetch,
+		 * and recorded as such: no copy gets one without the other.
+		 */
+		arch_kernel_replication_poke(t->pa, t->master ? NULL : src, len);
+		krepl_record(addr, t->pa);
+	}
+	krepl_nr_targets = 0;
+}
+
+NOKPROBE_SYMBOL(kernel_replication_write);
+
+/* What the node tables being built are walked with: see krepl_build_range(). */
+struct krepl_build {
+	int nid;
+	unsigned long start, end;
+};
+
+/*
+ * A copy, on the node, of the table a shared entry points to.  Nothing
+ * walks the node's tables yet: no break-before-make when the entry is
+ * pointed at it.
+ */
+static void *krepl_copy_table(int nid, void *table)
+{
+	struct page *page = alloc_pages_node(nid, GFP_PGTABLE_KERNEL, 0);
+
+	if (!page)
+		return NULL;
+	copy_page(page_address(page), table);
+	krepl_table_pages++;
+	return page_address(page);
+}
+
+/*
+ * The master's entries at @addr, to tell an entry of the node's tables
+ * that still points where the master's does (shared) from one already
+ * made the node's own.
+ */
+static p4d_t krepl_master_p4d(unsigned long addr)
+{
+	return p4dp_get(p4d_offset(pgd_offset_k(addr), addr));
+}
+
+static pud_t krepl_master_pud(unsigned long addr)
+{
+	return pudp_get(pud_offset(p4d_offset(pgd_offset_k(addr), addr), addr));
+}
+
+static pmd_t krepl_master_pmd(unsigned long addr)
+{
+	pud_t *pudp = pud_offset(p4d_offset(pgd_offset_k(addr), addr), addr);
+
+	return pmdp_get(pmd_offset(pudp, addr));
+}
+
+/* Is [pa, pa + size) inside the master's text and rodata? */
+static bool krepl_in_image(phys_addr_t pa, unsigned long size)
+{
+	return pa >= krepl_master_pa && pa + size <= krepl_master_pa + krepl_size;
+}
+
+/* The node's copy of master physical address @pa. */
+static phys_addr_t krepl_node_pa(int nid, phys_addr_t pa)
+{
+	return krepl_nodes[nid].base + (pa - krepl_master_pa);
+}
+
+/*
+ * Point a leaf of the node's tables at the node's copy, with the master's
+ * attributes.  The copy is congruent to the master modulo PMD_SIZE, so
+ * blocks and hinted ranges up to that size keep their alignment; the
+ * architecture drops a hint the copy's address does not allow, and
+ * refuses one that covers entries outside what this walk relocates.
+ */
+static int krepl_move_pte(struct krepl_build *b, pte_t *ptep, unsigned long addr)
+{
+	pte_t pte = ptep_get(ptep);
+	phys_addr_t pa;
+
+	if (!pte_present(pte))
+		return -EFAULT;
+	pa = PFN_PHYS(pte_pfn(pte));
+	if (!krepl_in_image(pa, PAGE_SIZE))
+		return -EFAULT;
+	return arch_kernel_replication_move_pte(ptep, addr,
+						krepl_node_pa(b->nid, pa),
+						b->start, b->end);
+}
+
+static int krepl_move_pmd(struct krepl_build *b, pmd_t *pmdp, unsigned long addr)
+{
+	phys_addr_t pa = PFN_PHYS(pmd_pfn(pmdp_get(pmdp)));
+
+	if (!krepl_in_image(pa, PMD_SIZE))
+		return -EFAULT;
+	return arch_kernel_replication_move_pmd(pmdp, addr,
+						krepl_node_pa(b->nid, pa),
+						b->start, b->end);
+}
+
+/*
+ * A block of the master that covers both what is replicated and what
+ * stays shared (the linker may end rodata inside the block that also maps
+ * the image's page tables): the node gets a PTE table of its own for it,
+ * still mapping the master's pages, so that only the replicated pages move
+ * to the node's copy.  What stays shared keeps the master's translation,
+ * which nothing changes after mark_rodata_ro(), before this runs.
+ */
+static int krepl_split(int nid, pmd_t *pmdp, pmd_t block)
+{
+	struct page *page;
+	int ret;
+
+	page = alloc_pages_node(nid, GFP_PGTABLE_KERNEL, 0);
+	if (!page)
+		return -ENOMEM;
+	ret = arch_kernel_replication_split_pmd(block, page_address(page));
+	if (ret) {
+		__free_page(page);
+		return ret;
+	}
+	/* Nothing walks the node's tables yet: no break-before-make. */
+	pmd_populate_kernel(&init_mm, pmdp, page_address(page));
+	krepl_table_pages++;
+	return 0;
+}
+
+/*
+ * Give an unused copy back to the page allocator; the node's CPUs use the
+ * master.  Its tables, if any, are leaked (a few pages): they may be half
+ * built.
+ */
+static void krepl_free_copy(int nid)
+{
+	phys_addr_t base = krepl_nodes[nid].base;
+
+	/* memblock_free_late() is __init, and init memory is gone by now. */
+	kmemleak_free_part_phys(base, krepl_size);
+	free_reserved_area(__va(base), __va(base + krepl_size), -1, "text replica");
+	krepl_nodes[nid].base = 0;
+	krepl_nodes[nid].use = krepl_master_node;
+}
+
+/*
+ * The node's tables are built by walking them (walk_kernel_page_table_range()
+ * on the node's root), starting from copies of the master's top-level
+ * entries.  Each callback makes the entry it is given the node's own
+ * where it still points at the master's table (a copy of that table,
+ * on the node), and the walker then descends into the copy: it reads
+ * each entry again after its callback.  The p?d_entry callbacks are
+ * called for folded levels too, with the same entry as the level above:
+ * a table is copied only at the level whose next table is real.
+ */
+static int krepl_walk_p4d(p4d_t *p4dp, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	struct krepl_build *b = walk->private;
+	p4d_t p4d = p4dp_get(p4dp);
+	pud_t *table;
+
+	/* Folded at build time, or at boot (LPA2 without the feature). */
+	if (mm_pud_folded(&init_mm) ||
+	    p4d_val(p4d) != p4d_val(krepl_master_p4d(addr)))
+		return 0;
+	table = krepl_copy_table(b->nid, p4d_pgtable(p4d));
+	if (!table)
+		return -ENOMEM;
+	p4d_populate(&init_mm, p4dp, table);
+	return 0;
+}
+
+static int krepl_walk_pud(pud_t *pudp, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	struct krepl_build *b = walk->private;
+	pud_t pud = pudp_get(pudp);
+	pmd_t *table;
+
+	if (!pud_present(pud) || pud_leaf(pud))
+		return -EFAULT;
+	if (pud_val(pud) != pud_val(krepl_master_pud(addr)))
+		return 0;
+	table = krepl_copy_table(b->nid, pud_pgtable(pud));
+	if (!table)
+		return -ENOMEM;
+	pud_populate(&init_mm, pudp, table);
+	return 0;
+}
+
+static int krepl_walk_pmd(pmd_t *pmdp, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	struct krepl_build *b = walk->private;
+	pmd_t pmd = pmdp_get(pmdp);
+	pte_t *table;
+
+	if (!pmd_present(pmd))
+		return -EFAULT;
+	/* A block all inside the range moves whole; the walk stops there. */
+	if (pmd_leaf(pmd) && IS_ALIGNED(addr, PMD_SIZE) && next - addr == PMD_SIZE)
+		return krepl_move_pmd(b, pmdp, addr);
+	/* Once per table: an earlier range may have made it the node's. */
+	if (pmd_val(pmd) != pmd_val(krepl_master_pmd(addr)))
+		return 0;
+	/* A block only partly replicated becomes a table of the node's. */
+	if (pmd_leaf(pmd))
+		return krepl_split(b->nid, pmdp, pmd);
+	table = krepl_copy_table(b->nid, (void *)pmd_page_vaddr(pmd));
+	if (!table)
+		return -ENOMEM;
+	pmd_populate_kernel(&init_mm, pmdp, table);
+	return 0;
+}
+
+static int krepl_walk_pte(pte_t *ptep, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	return krepl_move_pte(walk->private, ptep, addr);
+}
+
+/* Everything walked is mapped in the master (the node's tables start as it). */
+static int krepl_walk_hole(unsigned long addr, unsigned long next, int depth,
+			   struct mm_walk *walk)
+{
+	return -EFAULT;
+}
+
+/* A part of the image: its leaves move to the node's copy. */
+static const struct mm_walk_ops krepl_image_ops = {
+	.p4d_entry = krepl_walk_p4d,
+	.pud_entry = krepl_walk_pud,
+	.pmd_entry = krepl_walk_pmd,
+	.pte_entry = krepl_walk_pte,
+	.pte_hole = krepl_walk_hole,
+};
+
+/* The module window: the node gets PTE tables of its own, as they are. */
+static const struct mm_walk_ops krepl_window_ops = {
+	.p4d_entry = krepl_walk_p4d,
+	.pud_entry = krepl_walk_pud,
+	.pmd_entry = krepl_walk_pmd,
+	.pte_hole = krepl_walk_hole,
+};
+
+/* Build the node's translation of [start, end). */
+static int krepl_build_range(int nid, unsigned long start, unsigned long end,
+			     const struct mm_walk_ops *ops)
+{
+	struct krepl_build b = { .nid = nid, .start = start, .end = end };
+	int ret;
+
+	/* The walker's rule for kernel tables; nothing walks these yet. */
+	mmap_read_lock(&init_mm);
+	ret = walk_kernel_page_table_range(start, end, ops, krepl_nodes[nid].pgd, &b);
+	mmap_read_unlock(&init_mm);
+	return ret;
+}
+
+static int krepl_build(int nid)
+{
+	unsigned long addr;
+	int ret;
+
+	krepl_nodes[nid].pgd = (pgd_t *)get_zeroed_page(GFP_KERNEL);
+	if (!krepl_nodes[nid].pgd)
+		return -ENOMEM;
+	for (addr = krepl_slot_lo; addr < krepl_slot_hi; addr += PGDIR_SIZE)
+		*pgd_offset_pgd(krepl_nodes[nid].pgd, addr) = READ_ONCE(*pgd_offset_k(addr));
+
+	ret = krepl_build_range(nid, (unsigned long)_stext,
+				(unsigned long)_etext, &krepl_image_ops);
+	if (!ret)
+		ret = krepl_build_range(nid, (unsigned long)__start_rodata,
+					(unsigned long)__end_rodata,
+					&krepl_image_ops);
+	if (!ret && krepl_mw_lo)
+		ret = krepl_build_range(nid, krepl_mw_lo, krepl_mw_hi,
+					&krepl_window_ops);
+	/*
+	 * Published by the core's root writes.  Every entry written above
+	 * went through set_p?d(), p?d_populate() or the move hooks, which
+	 * make it visible to the table walker (on arm64, DSB ISHST after
+	 * the write) before the root that reaches it is written.
+	 */
+	return ret;
+}
+
+/* apply_to_page_range() callback: the tables are all that is wanted. */
+static int krepl_no_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	return 0;
+}
+
+/*
+ * Give every 1 GiB range of the module box its PMD table now, in the
+ * master, so that the node tables can share them and nothing ever writes
+ * a PUD entry under the private top-level entries again.  A PUD block
+ * there (a 1 GiB vmalloc mapping made before this) cannot be shared.
+ * Give the module window its PTE tables, which the node tables copy:
+ * apply_to_page_range() allocates every one, with nothing to do per entry.
+ */
+static int krepl_prepare_box(void)
+{
+	unsigned long addr;
+	int ret;
+
+	if (krepl_mw_lo) {
+		ret = apply_to_page_range(&init_mm, krepl_mw_lo,
+					  krepl_mw_hi - krepl_mw_lo,
+					  krepl_no_pte, NULL);
+		if (ret)
+			return ret;
+	}
+
+	for (addr = ALIGN_DOWN(krepl_box_lo, PUD_SIZE); addr < krepl_box_hi;
+	     addr += PUD_SIZE) {
+		pgd_t *pgdp = pgd_offset_k(addr);
+		p4d_t *p4dp = p4d_alloc(&init_mm, pgdp, addr);
+		pud_t *pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
+
+		if (!pudp || !pmd_alloc(&init_mm, pudp, addr))
+			return -ENOMEM;
+		if (pud_leaf(READ_ONCE(*pudp)))
+			return -EBUSY;
+	}
+	return 0;
+}
+
+static pgd_t krepl_populate(struct percpu_pgtable_client *client,
+			    unsigned int cpu, unsigned long addr)
+{
+	int use = krepl_nodes[early_cpu_to_node(cpu)].use;
+
+	if (use == NUMA_NO_NODE || !krepl_nodes[use].pgd)
+		return READ_ONCE(*pgd_offset_k(addr));
+	return READ_ONCE(*pgd_offset_pgd(krepl_nodes[use].pgd, addr));
+}
+
+/*
+ * Runs on one CPU under stop_machine(), every other online CPU spinning
+ * with interrupts off, before any CPU switches to a root that maps the
+ * copies (percpu_pgtable_register_client() replaces every root, since the
+ * image's top-level entries are live).  No patcher runs meanwhile:
+ * text patching lock holders keep interrupts off, so stop_machine() waits
+ * for them.  From here on every text write goes to every copy.
+ */
+static int krepl_prepare(struct percpu_pgtable_client *client)
+{
+	unsigned long master = (unsigned long)lm_alias(_stext);
+	int nid;
+
+	/*
+	 * A patcher may have written the master and been preempted before
+	 * its own maintenance by the text address, which from now on reaches
+	 * its node's copy only: clean the master here.
+	 */
+	arch_kernel_replication_sync_icache(master, master + krepl_size);
+	for_each_node(nid) {
+		unsigned long va;
+
+		if (!krepl_has_copy(nid) || !krepl_nodes[nid].pgd)
+			continue;
+		va = (unsigned long)__va(krepl_nodes[nid].base);
+		memcpy((void *)va, (void *)master, krepl_size);
+		/* Fetches from the copy must see what was written. */
+		arch_kernel_replication_sync_icache(va, va + krepl_size);
+	}
+	WRITE_ONCE(krepl_active, true);
+	return 0;
+}
+
+static struct percpu_pgtable_client krepl_client = {
+	.name = "text_replica",
+	.populate = krepl_populate,
+	.prepare = krepl_prepare,
+};
+
+#ifdef CONFIG_MODULES
+
+/* Point @addr at @pte in the master's and every node's window tables. */
+static void krepl_mw_set(unsigned long addr, pte_t pte)
+{
+	int nid;
+
+	for_each_node(nid) {
+		if (krepl_mw_root(nid))
+			set_pte_at(&init_mm, addr,
+				   krepl_mw_ptep(krepl_mw_root(nid), addr), pte);
+	}
+}
+
+/*
+ * Unmap [start, end) from every table and free its pages, the node copies
+ * and the master's, once no TLB holds them.  Their linear aliases get back
+ * their default permissions first, as vm_reset_perms() does for vmalloc.
+ */
+static void krepl_mw_unmap(unsigned long start, unsigned long end)
+{
+	struct page *page, *next;
+	unsigned long addr;
+	LIST_HEAD(pages);
+	int nid;
+
+	lockdep_assert_held(&krepl_mw_lock);
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		pte_t *mptep = krepl_mw_ptep(init_mm.pgd, addr);
+		pte_t mpte = ptep_get(mptep);
+
+		if (!pte_present(mpte))
+			continue;
+		for_each_node(nid) {
+			pte_t *ptep;
+			pte_t pte;
+
+			if (nid == krepl_master_node || !krepl_mw_root(nid))
+				continue;
+			ptep = krepl_mw_ptep(krepl_mw_root(nid), addr);
+			pte = ptep_get(ptep);
+			if (pte_present(pte) && pte_pfn(pte) != pte_pfn(mpte)) {
+				list_add(&pte_page(pte)->lru, &pages);
+				krepl_mw_copies--;
+			}
+			pte_clear(&init_mm, addr, ptep);
+		}
+		list_add(&pte_page(mpte)->lru, &pages);
+		pte_clear(&init_mm, addr, mptep);
+		krepl_mw_pages--;
+	}
+	flush_tlb_kernel_range(start, end);
+
+	list_for_each_entry(page, &pages, lru)
+		set_direct_map_default_noflush(page);
+	flush_tlb_all();
+	list_for_each_entry_safe(page, next, &pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+}
+
+/*
+ * Map fresh pages of the image's node at [addr, addr + size) in every
+ * table, all or none: returns false, having unmapped and freed what it
+ * mapped, if a page cannot be had.
+ */
+static bool krepl_mw_populate(unsigned long addr, unsigned long size)
+{
+	unsigned long a;
+
+	mutex_lock(&krepl_mw_lock);
+	for (a = addr; a < addr + size; a += PAGE_SIZE) {
+		struct page *page = alloc_pages_node(krepl_master_node,
+						     GFP_KERNEL | __GFP_NOWARN, 0);
+
+		if (!page)
+			break;
+		/* Was not mapped: nothing to break before making it. */
+		krepl_mw_set(a, mk_pte(page, PAGE_KERNEL));
+		krepl_mw_pages++;
+	}
+	if (a < addr + size)
+		krepl_mw_unmap(addr, a);
+	mutex_unlock(&krepl_mw_lock);
+	return a >= addr + size;
+}
+
+/**
+ * module_arch_mem_alloc() - allocate module text or rodata in the window
+ * @mod: the module being loaded
+ * @type: which of its memory types
+ * @size: page-aligned size in bytes
+ *
+ * Core text and rodata only: init text runs once, on the CPU that loads
+ * the module, and is freed right after, so a copy per node would cost
+ * more than it saves.  The pages come from the image's node and are mapped
+ * read-write, as execmem's are, in every node's tables until
+ * module_arch_mem_protected().
+ *
+ * Return: the memory, or NULL (window full or replication off) for the
+ * default allocation, which is not replicated.
+ */
+void *module_arch_mem_alloc(struct module *mod, enum mod_mem_type type,
+			    unsigned int size)
+{
+	unsigned long addr, need;
+	void *ptr;
+
+	if (type != MOD_TEXT && type != MOD_RODATA)
+		return NULL;
+	/* Pairs with the release in krepl_mw_setup(): the pool is there. */
+	if (!smp_load_acquire(&krepl_mw_ready))
+		return NULL;
+	/*
+	 * A module is replicated whole or not at all: its text comes first
+	 * (for_each_mod_mem_type()) and only with room for its rodata too,
+	 * and its rodata only follows replicated text.  The room is not
+	 * reserved: a concurrent load, a free range too fragmented for the
+	 * rodata, or no page for it leaves the rodata alone unreplicated,
+	 * with the warning.
+	 */
+	if (type == MOD_RODATA &&
+	    !kernel_replication_module_addr((unsigned long)mod->mem[MOD_TEXT].base))
+		return NULL;
+	need = size + PAGE_SIZE;
+	if (type == MOD_TEXT && mod->mem[MOD_RODATA].size)
+		need += PAGE_ALIGN(mod->mem[MOD_RODATA].size) + PAGE_SIZE;
+	addr = 0;
+	if (gen_pool_avail(krepl_mw_pool) >= need)
+		addr = gen_pool_alloc(krepl_mw_pool, size + PAGE_SIZE);
+	if (!addr) {
+		pr_warn_ratelimited("module window full: %s%s is not replicated\n",
+				    mod->name, type == MOD_TEXT ? "" : "'s rodata");
+		return NULL;
+	}
+
+	if (!krepl_mw_populate(addr, size)) {
+		gen_pool_free(krepl_mw_pool, addr, size + PAGE_SIZE);
+		pr_warn_ratelimited("out of memory on node %d: %s%s is not replicated\n",
+				    krepl_master_node, mod->name,
+				    type == MOD_TEXT ? "" : "'s rodata");
+		return NULL;
+	}
+
+	ptr = kasan_unpoison_vmalloc((void *)addr, size,
+				     KASAN_VMALLOC_PROT_NORMAL);
+	kmemleak_alloc(ptr, size, 1, GFP_KERNEL);
+	/* Text and rodata hold no references, and the BBM must not fault it. */
+	kmemleak_no_scan(ptr);
+	return kasan_reset_tag(ptr);
+}
+
+/**
+ * module_arch_mem_free() - free module memory of the window
+ * @mod: the module
+ * @type: which of its memory types
+ *
+ * Return: true if it was in the window, and so is freed now.
+ */
+bool module_arch_mem_free(struct module *mod, enum mod_mem_type type)
+{
+	unsigned long addr = (unsigned long)mod->mem[type].base;
+	unsigned int size = mod->mem[type].size;
+
+	if (!kernel_replication_module_addr(addr))
+		return false;
+	kmemleak_free((void *)addr);
+	kasan_poison_vmalloc((void *)addr, size);
+	mutex_lock(&krepl_mw_lock);
+	krepl_mw_unmap(addr, addr + size);
+	mutex_unlock(&krepl_mw_lock);
+	gen_pool_free(krepl_mw_pool, addr, size + PAGE_SIZE);
+	return true;
+}
+
+/*
+ * Point the node's entries for [addr, addr + size) at node-local copies
+ * of the master's pages.  Returns how many pages could not be copied:
+ * those stay on the master's, which is slower but correct.
+ */
+static unsigned long krepl_mw_copy(int nid, unsigned long addr, unsigned long size)
+{
+	unsigned long npages = size >> PAGE_SHIFT, i, failed = 0;
+	pgd_t *root = krepl_mw_root(nid);
+	struct page **pages;
+
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return npages;
+	for (i = 0; i < npages; i++) {
+		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, addr + i * PAGE_SIZE));
+		void *dst;
+
+		pages[i] = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
+					    __GFP_NOWARN, 0);
+		if (!pages[i]) {
+			failed++;
+			continue;
+		}
+		dst = page_address(pages[i]);
+		copy_page(dst, page_address(pte_page(mpte)));
+		/* Fetches from the copy must see what was written. */
+		arch_kernel_replication_sync_icache((unsigned long)dst,
+						    (unsigned long)dst + PAGE_SIZE);
+		/* As for the master's pages, per set_memory_ro(). */
+		if (can_set_direct_map() && set_direct_map_ro_noflush(pages[i]))
+			pr_warn_once("the linear alias of module copies stays writable\n");
+	}
+	/*
+	 * One flush for the linear aliases.  A page vfree()d lately may still
+	 * be writable through a lazily unmapped vmalloc alias: purge those
+	 * before it becomes text, as change_memory_common() does.
+	 */
+	if (can_set_direct_map())
+		flush_tlb_all();
+	vm_unmap_aliases();
+
+	/*
+	 * Break before make: the module is not visible yet, so nothing but
+	 * a stale TLB entry can translate these addresses meanwhile.
+	 */
+	for (i = 0; i < npages; i++) {
+		if (pages[i])
+			pte_clear(&init_mm, addr + i * PAGE_SIZE,
+				  krepl_mw_ptep(root, addr + i * PAGE_SIZE));
+	}
+	flush_tlb_kernel_range(addr, addr + size);
+	for (i = 0; i < npages; i++) {
+		unsigned long a = addr + i * PAGE_SIZE;
+		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, a));
+
+		if (!pages[i])
+			continue;
+		set_pte_at(&init_mm, a, krepl_mw_ptep(root, a),
+			   pfn_pte(page_to_pfn(pages[i]), pte_pgprot(mpte)));
+		krepl_mw_copies++;
+	}
+	kvfree(pages);
+	return failed;
+}
+
+/**
+ * module_arch_mem_protected() - give every node its copy of a module
+ * @mod: the module, whose text and rodata are now final and read-only
+ *
+ * Called under module_mutex before the module becomes visible, so no text
+ * patch can be in flight on it (see the comment on krepl_mw_lock): the copies
+ * are made from the master's pages without the text patching lock.
+ */
+void module_arch_mem_protected(struct module *mod)
+{
+	static const enum mod_mem_type types[] = { MOD_TEXT, MOD_RODATA };
+	unsigned long failed = 0;
+	int i, nid;
+
+	mutex_lock(&krepl_mw_lock);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		unsigned long addr = (unsigned long)mod->mem[types[i]].base;
+
+		if (!kernel_replication_module_addr(addr))
+			continue;
+		for_each_node(nid) {
+			if (nid != krepl_master_node && krepl_mw_root(nid))
+				failed += krepl_mw_copy(nid, addr,
+						     mod->mem[types[i]].size);
+		}
+	}
+	krepl_mw_failed += failed;
+	mutex_unlock(&krepl_mw_lock);
+	if (failed)
+		pr_warn("%s: %lu pages could not be copied to their node: those CPUs use the master's\n",
+			mod->name, failed);
+}
+
+/*
+ * Check [addr, end) before anything changes: all mapped, and, if @change
+ * would grant write permission, no page of it has a node copy yet.
+ * Writable copies would take writes on one node only: once a node has its
+ * own copy, the range stays read-only.  @change is tried on a copy of the
+ * master's entry, so this changes nothing.
+ */
+static int krepl_mw_prot_ok(unsigned long addr, unsigned long end,
+			    pte_fn_t change, void *data)
+{
+	unsigned long a;
+	int nid;
+
+	lockdep_assert_held(&krepl_mw_lock);
+	for (a = addr; a < end; a += PAGE_SIZE) {
+		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, a));
+		pte_t want = mpte;
+
+		if (!pte_present(mpte))
+			return -EINVAL;
+		change(&want, a, data);
+		if (pte_write(mpte) || !pte_write(want))
+			continue;
+		for_each_node(nid) {
+			pte_t pte;
+
+			if (nid == krepl_master_node || !krepl_mw_root(nid))
+				continue;
+			pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), a));
+			if (pte_pfn(pte) != pte_pfn(mpte)) {
+				/*
+				 * A caller's mistake, not the kernel's: no
+				 * splat, the range stays read-only.
+				 */
+				pr_warn_ratelimited("%#lx: replicated module text stays read-only (set_memory_rw() refused)\n",
+						    a);
+				return -EBUSY;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Apply @change to one entry, and, if it took or gave write permission,
+ * to the linear alias of the page behind it when the linear map can be
+ * changed page by page.  Returns whether an alias changed.
+ */
+static bool krepl_mw_prot_one(pte_t *ptep, unsigned long addr, pte_fn_t change,
+			      void *data, bool alias)
+{
+	pte_t old = ptep_get(ptep), pte;
+
+	change(ptep, addr, data);
+	pte = ptep_get(ptep);
+	if (!alias || pte_write(old) == pte_write(pte) || !can_set_direct_map())
+		return false;
+	if (pte_write(pte))
+		set_direct_map_default_noflush(pte_page(pte));
+	else
+		set_direct_map_ro_noflush(pte_page(pte));
+	return true;
+}
+
+/**
+ * kernel_replication_module_prot() - set_memory_*() for the module window
+ * @addr: page-aligned start
+ * @numpages: number of pages
+ * @change: the architecture's callback that changes one entry for
+ *	set_memory_*(), as it gives apply_to_page_range() for vmalloc areas
+ * @data: its argument
+ *
+ * Applies @change to the master's and every node's entry of each page:
+ * the same change set_memory_*() makes to a vmalloc area.  A page that
+ * loses or gains write permission takes the linear alias of every page
+ * behind it along, as change_memory_common() does for vmalloc areas.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL if the range is not all mapped in the window, or
+ * -EBUSY if @change grants write permission to pages that have node
+ * copies.
+ */
+int kernel_replication_module_prot(unsigned long addr, int numpages,
+				   pte_fn_t change, void *data)
+{
+	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE, a;
+	bool aliases = false;
+	int nid, ret;
+
+	if (numpages < 0 || end > krepl_mw_hi || end < addr)
+		return -EINVAL;
+	/* As change_memory_common(): no stale alias may keep other rights. */
+	vm_unmap_aliases();
+	mutex_lock(&krepl_mw_lock);
+	ret = krepl_mw_prot_ok(addr, end, change, data);
+	if (ret)
+		goto out;
+	for (a = addr; a < end; a += PAGE_SIZE) {
+		unsigned long mpfn = pte_pfn(ptep_get(krepl_mw_ptep(init_mm.pgd, a)));
+
+		for_each_node(nid) {
+			pte_t *ptep;
+
+			if (!krepl_mw_root(nid))
+				continue;
+			ptep = krepl_mw_ptep(krepl_mw_root(nid), a);
+			/* A node sharing the master's page: its alias once. */
+			aliases |= krepl_mw_prot_one(ptep, a, change, data,
+						     nid == krepl_master_node ||
+						     pte_pfn(ptep_get(ptep)) != mpfn);
+		}
+	}
+	flush_tlb_kernel_range(addr, end);
+	/* The linear aliases, once for all pages. */
+	if (aliases)
+		flush_tlb_all();
+out:
+	mutex_unlock(&krepl_mw_lock);
+	return ret;
+}
+
+/* Called once every node's tables are live. */
+static void krepl_mw_setup(void)
+{
+	if (!krepl_mw_lo)
+		return;
+	if (!krepl_mw_limit) {
+		krepl_mw_reason = "kernel_replication_modules=0";
+		pr_info("modules: their text is not replicated (%s)\n", krepl_mw_reason);
+		return;
+	}
+	krepl_mw_reason = "cannot set up the window's allocator";
+	krepl_mw_pool = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!krepl_mw_pool)
+		goto fail;
+	if (gen_pool_add(krepl_mw_pool, krepl_mw_lo,
+			 min(krepl_mw_limit, krepl_mw_hi - krepl_mw_lo), NUMA_NO_NODE))
+		goto fail;
+	/* Poisoned until allocated, as vmalloc's shadow is. */
+	if (kasan_populate_vmalloc(krepl_mw_lo, krepl_mw_hi - krepl_mw_lo,
+				   GFP_KERNEL)) {
+		krepl_mw_reason = "cannot map the window's KASAN shadow";
+		goto fail;
+	}
+	krepl_mw_reason = "";
+	/* Pairs with the acquire in module_arch_mem_alloc(). */
+	smp_store_release(&krepl_mw_ready, true);
+	return;
+fail:
+	pr_warn("modules: %s: their text is not replicated\n", krepl_mw_reason);
+	if (krepl_mw_pool)
+		gen_pool_destroy(krepl_mw_pool);
+	krepl_mw_pool = NULL;
+}
+
+#else /* !CONFIG_MODULES */
+
+int kernel_replication_module_prot(unsigned long addr, int numpages,
+				   pte_fn_t change, void *data)
+{
+	return -EINVAL;
+}
+
+static void krepl_mw_setup(void)
+{
+}
+
+#endif /* CONFIG_MODULES */
+
+/* Why replication cannot be on for this boot, or NULL if it can. */
+static const char *krepl_unusable(void)
+{
+	if (!krepl_enabled || !krepl_copies)
+		return krepl_reason;
+	if (!percpu_pgtable_active())
+		return "per-CPU kernel page tables are off";
+	return arch_kernel_replication_unusable();
+}
+
+/*
+ * Build every node's tables.  A node whose tables cannot be built gives
+ * its copy back and uses the master, as do the nodes that would have
+ * used its copy.  Returns how many copies are left.
+ */
+static unsigned int krepl_build_nodes(void)
+{
+	int nid, ret;
+
+	for_each_node(nid) {
+		if (!krepl_has_copy(nid))
+			continue;
+		ret = krepl_build(nid);
+		if (ret) {
+			/* Not published: the tables are left, the node uses the master. */
+			pr_warn("node %d: cannot build its tables (%d): its CPUs use the master copy\n",
+				nid, ret);
+			krepl_nodes[nid].pgd = NULL;
+			krepl_free_copy(nid);
+			krepl_nodes[nid].use = krepl_master_node;
+			krepl_copies--;
+		}
+	}
+	for_each_node(nid) {
+		int use = krepl_nodes[nid].use;
+
+		if (use != NUMA_NO_NODE && use != nid && use != krepl_master_node &&
+		    !krepl_nodes[use].pgd)
+			krepl_nodes[nid].use = krepl_master_node;
+	}
+	return krepl_copies;
+}
+
+/* Once live: protect each copy's linear alias, and say where it is. */
+static void krepl_protect_copies(void)
+{
+	unsigned long npages = krepl_size >> PAGE_SHIFT;
+	phys_addr_t end;
+	int nid;
+
+	for_each_node(nid) {
+		if (nid != krepl_master_node && !krepl_has_copy(nid))
+			continue;
+		end = krepl_nodes[nid].base + krepl_size - 1;
+		/* As rodata=full does for the image's own alias. */
+		if (nid != krepl_master_node &&
+		    set_direct_map_ro((unsigned long)__va(krepl_nodes[nid].base), npages))
+			pr_warn("node %d: the linear alias of the copy stays writable (linear map not page-mapped)\n",
+				nid);
+		pr_info("node %d: %s copy of text and rodata at %pa-%pa, %zu KiB\n",
+			nid, nid == krepl_master_node ? "master" : "own",
+			&krepl_nodes[nid].base, &end, krepl_size >> 10);
+	}
+}
+
+/**
+ * kernel_replication_init() - copy text and rodata to every node and switch to them
+ *
+ * Called at the end of mark_rodata_ro(): text and rodata are final, every
+ * CPU that boots from now on finds its root already pointing at its node's
+ * tables.  On any failure the CPUs keep the master and a warning says why.
+ *
+ * Context: process context (kernel_init), before userspace; sleeps.
+ */
+void kernel_replication_init(void)
+{
+	u64 t0 = ktime_get_ns();
+	const char *why;
+	int nid, ret;
+
+	why = krepl_unusable();
+	if (why) {
+		krepl_reason = why;
+		goto inactive;
+	}
+
+	krepl_client.start = krepl_slot_lo;
+	krepl_client.end = krepl_slot_hi;
+	ret = krepl_prepare_box();
+	if (ret) {
+		krepl_reason = "cannot prepare the module box's tables";
+		pr_warn("%s (%d): one copy only\n", krepl_reason, ret);
+		goto inactive;
+	}
+	if (!krepl_build_nodes()) {
+		krepl_reason = "no copy could be mapped";
+		goto inactive;
+	}
+
+	/*
+	 * Every CPU moves to a new root that maps its node's copy: no live
+	 * translation of the text changes (break-before-make by TTBR1).
+	 */
+	ret = percpu_pgtable_register_client(&krepl_client);
+	if (ret) {
+		WRITE_ONCE(krepl_active, false);
+		krepl_reason = "the per-CPU page tables refused the client";
+		pr_warn("%s (%d): one copy only\n", krepl_reason, ret);
+		goto inactive;
+	}
+
+	krepl_protect_copies();
+	krepl_reason = "";
+	pr_info("active: %u copies besides the master, %lu table pages, %llu us to switch\n",
+		krepl_copies, krepl_table_pages, (ktime_get_ns() - t0) / NSEC_PER_USEC);
+	krepl_mw_setup();
+	if (krepl_mw_ready)
+		pr_info("modules: text and rodata replicated in %#lx-%#lx\n",
+			krepl_mw_lo, krepl_mw_hi);
+	return;
+
+inactive:
+	for_each_node(nid) {
+		if (krepl_has_copy(nid))
+			krepl_free_copy(nid);
+	}
+	pr_info("inactive: %s\n", krepl_reason);
+}
+
+#ifdef CONFIG_DEBUG_FS
+
+static int krepl_status_show(struct seq_file *m, void *v)
+{
+	int nid;
+
+	seq_printf(m, "active: %s\n", READ_ONCE(krepl_active) ? "yes" : "no");
+	if (!READ_ONCE(krepl_active))
+		seq_printf(m, "reason: %s\n", krepl_reason);
+	seq_printf(m, "text: %lu bytes\n", (unsigned long)(_etext - _stext));
+	seq_printf(m, "rodata: %lu bytes\n",
+		   (unsigned long)(__end_rodata - __start_rodata));
+	seq_printf(m, "private: %#lx-%#lx\n", krepl_slot_lo, krepl_slot_hi);
+	seq_printf(m, "size: %zu\n", krepl_size);
+	seq_printf(m, "table pages: %lu\n", krepl_table_pages);
+	for_each_node(nid) {
+		int use = krepl_nodes[nid].use;
+		phys_addr_t end;
+
+		if (use == NUMA_NO_NODE)
+			continue;
+		if (use != nid) {
+			seq_printf(m, "node %d: uses node %d\n", nid, use);
+			continue;
+		}
+		end = krepl_nodes[nid].base + krepl_size;
+		seq_printf(m, "node %d: %pa-%pa %s\n", nid, &krepl_nodes[nid].base,
+			   &end, nid == krepl_master_node ? "master" : "copy");
+	}
+	if (READ_ONCE(krepl_mw_ready)) {
+		mutex_lock(&krepl_mw_lock);
+		seq_printf(m, "modules: %#lx-%#lx, %lu pages, %lu node copies, %lu failed, %lu KiB usable, %zu KiB free\n",
+			   krepl_mw_lo, krepl_mw_hi, krepl_mw_pages, krepl_mw_copies,
+			   krepl_mw_failed, krepl_mw_limit >> 10,
+			   gen_pool_avail(krepl_mw_pool) >> 10);
+		mutex_unlock(&krepl_mw_lock);
+	} else {
+		seq_printf(m, "modules: not replicated (%s)\n", krepl_mw_reason);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(krepl_status);
+
+/*
+ * Bytes of @a that differ from @b, page by page.  A page is compared again
+ * a few times before it counts: a patch may be between two copies.
+ */
+static unsigned long krepl_compare(struct seq_file *m, const char *what,
+				   const u8 *a, const u8 *b, size_t size,
+				unsigned long va)
+{
+	unsigned long bad = 0, shown = 0;
+	size_t off, i;
+	int try;
+
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		for (try = 0; try < 3; try++) {
+			if (!memcmp(a + off, b + off, PAGE_SIZE))
+				break;
+			usleep_range(100, 200);
+		}
+		if (try < 3)
+			continue;
+		for (i = 0; i < PAGE_SIZE; i++) {
+			if (a[off + i] == b[off + i])
+				continue;
+			if (shown++ < 8)
+				seq_printf(m, "%s: mismatch at %pS\n", what,
+					   (void *)(va + off + i));
+			bad++;
+		}
+		cond_resched();
+	}
+	return bad;
+}
+
+struct krepl_view {
+	struct seq_file *m;
+	unsigned long bad;
+	unsigned long mw_bytes;
+};
+
+/* The master's page behind @addr in the module window, if mapped. */
+static struct page *krepl_mw_master(unsigned long addr)
+{
+	pte_t pte = ptep_get(krepl_mw_ptep(init_mm.pgd, addr));
+
+	return pte_present(pte) ? pte_page(pte) : NULL;
+}
+
+/* What this CPU really reads through the image's addresses. */
+static long krepl_view_cpu(void *data)
+{
+	struct krepl_view *view = data;
+	char what[16];
+
+	snprintf(what, sizeof(what), "cpu%d", raw_smp_processor_id());
+	/*
+	 * Read through the image's own addresses, across the redzones KASAN
+	 * keeps around globals in rodata: only the bytes matter here.
+	 */
+	kasan_disable_current();
+	view->bad = krepl_compare(view->m, what, (const u8 *)_stext,
+				  lm_alias(_stext), krepl_size, (unsigned long)_stext);
+	kasan_enable_current();
+
+	/* Module pages cannot go away: the caller holds krepl_mw_lock. */
+	if (READ_ONCE(krepl_mw_ready)) {
+		unsigned long addr;
+
+		for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PAGE_SIZE) {
+			struct page *page = krepl_mw_master(addr);
+
+			if (!page)
+				continue;
+			kasan_disable_current();
+			view->bad += krepl_compare(view->m, what, (const u8 *)addr,
+						page_address(page), PAGE_SIZE,
+						addr);
+			kasan_enable_current();
+			view->mw_bytes += PAGE_SIZE;
+		}
+	}
+	return 0;
+}
+
+/* Every node's copy of every module page, against the master's. */
+static unsigned long krepl_mw_verify(struct seq_file *m, unsigned long *bytes)
+{
+	unsigned long addr, bad = 0, pages = 0, copies = 0, shared = 0;
+	int nid;
+
+	for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PAGE_SIZE) {
+		struct page *page = krepl_mw_master(addr);
+
+		if (!page)
+			continue;
+		pages++;
+		for_each_node(nid) {
+			pte_t pte;
+			char what[24];
+
+			if (nid == krepl_master_node || !krepl_mw_root(nid))
+				continue;
+			pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr));
+			if (!pte_present(pte) || pte_page(pte) == page) {
+				shared++;
+				continue;
+			}
+			snprintf(what, sizeof(what), "node%d module", nid);
+			bad += krepl_compare(m, what, page_address(pte_page(pte)),
+					  page_address(page), PAGE_SIZE, addr);
+			copies++;
+		}
+	}
+	*bytes += copies * PAGE_SIZE;
+	seq_printf(m, "modules: %lu pages, %lu node copies compared, %lu shared with the master\n",
+		   pages, copies, shared);
+	return bad;
+}
+
+static int krepl_verify_show(struct seq_file *m, void *v)
+{
+	unsigned long bad, total = 0, bytes = 0;
+	unsigned int cpu;
+	int nid;
+
+	if (!READ_ONCE(krepl_active)) {
+		seq_printf(m, "inactive: %s\n", krepl_reason);
+		return 0;
+	}
+	for_each_node(nid) {
+		char what[16];
+
+		if (!krepl_has_copy(nid))
+			continue;
+		snprintf(what, sizeof(what), "node%d", nid);
+		bad = krepl_compare(m, what, __va(krepl_nodes[nid].base),
+				    lm_alias(_stext), krepl_size, (unsigned long)_stext);
+		seq_printf(m, "node %d: %zu bytes compared, %lu differ\n", nid,
+			   krepl_size, bad);
+		total += bad;
+		bytes += krepl_size;
+	}
+	cpus_read_lock();
+	mutex_lock(&krepl_mw_lock);
+	if (READ_ONCE(krepl_mw_ready))
+		total += krepl_mw_verify(m, &bytes);
+	else
+		seq_printf(m, "modules: not replicated (%s)\n", krepl_mw_reason);
+	for_each_online_cpu(cpu) {
+		struct krepl_view view = { .m = m };
+
+		work_on_cpu(cpu, krepl_view_cpu, &view);
+		seq_printf(m, "cpu%u: node %d view: %zu bytes compared, %lu differ\n",
+			   cpu, cpu_to_node(cpu), krepl_size + view.mw_bytes,
+			   view.bad);
+		total += view.bad;
+		bytes += krepl_size + view.mw_bytes;
+	}
+	mutex_unlock(&krepl_mw_lock);
+	cpus_read_unlock();
+	seq_printf(m, "compared: %lu\n", bytes);
+	seq_printf(m, "mismatches: %lu\n", total);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(krepl_verify);
+
+static int __init krepl_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("text_replica", NULL);
+
+	debugfs_create_file("status", 0400, dir, NULL, &krepl_status_fops);
+	debugfs_create_file("verify", 0400, dir, NULL, &krepl_verify_fops);
+	return 0;
+}
+late_initcall(krepl_debugfs_init);
+
+#endif /* CONFIG_DEBUG_FS */
+
+#ifdef CONFIG_KERNEL_REPLICATION_KUNIT_TEST
+#include "tests/kernel_replication-kunit.h"
+#endif

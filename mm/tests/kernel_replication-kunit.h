@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * KUnit tests for kernel replication, included by mm/kernel_replication.c.
+ * The architecture's hooks (text patching, leaf relocation) have their
+ * own suite, kernel_replication_arch.
+ */
+#include <kunit/test.h>
+
+/*
+ * set_memory_rw() of module text once nodes have their own copies is
+ * refused, and every node's entry stays read-only: a write would reach
+ * one copy only.  Without copies (one node) it is allowed, as for
+ * execmem memory.
+ */
+static void krepl_test_module_rw_refused(struct kunit *test)
+{
+	unsigned long addr;
+	struct module *mod;
+	int nid, ret, copies = 0;
+	void *text;
+
+	/* At boot the window is not set up yet: ktext_maint.sh reruns it. */
+	if (!smp_load_acquire(&krepl_mw_ready))
+		return;
+	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	strscpy(mod->name, "kernel_replication_kunit", sizeof(mod->name));
+	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
+	if (!text)
+		kunit_skip(test, "no room in the module window");
+	addr = (unsigned long)text;
+	mod->mem[MOD_TEXT].base = text;
+	mod->mem[MOD_TEXT].size = PAGE_SIZE;
+	memset(text, 0, PAGE_SIZE);	/* UDF #0 */
+	KUNIT_EXPECT_EQ(test, set_memory_ro(addr, 1), 0);
+	KUNIT_EXPECT_EQ(test, set_memory_x(addr, 1), 0);
+	module_arch_mem_protected(mod);
+	/* The copies made, not the nodes that could have one. */
+	for_each_node(nid)
+		copies += nid != krepl_master_node && krepl_mw_root(nid) &&
+			  pte_pfn(ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr))) !=
+			  pte_pfn(ptep_get(krepl_mw_ptep(init_mm.pgd, addr)));
+
+	ret = set_memory_rw(addr, 1);
+	KUNIT_EXPECT_EQ(test, ret, copies ? -EBUSY : 0);
+	for_each_node(nid) {
+		pte_t pte;
+
+		if (!krepl_mw_root(nid))
+			continue;
+		pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr));
+		KUNIT_EXPECT_TRUE_MSG(test, pte_present(pte), "node %d: unmapped", nid);
+		KUNIT_EXPECT_EQ_MSG(test, !pte_write(pte), !!copies,
+				    "node %d: pte %#llx", nid, (u64)pte_val(pte));
+	}
+	module_arch_mem_free(mod, MOD_TEXT);
+}
+
+/* SLIT distances need not be symmetric: 1 -> 3 is 15, 3 -> 1 is 25. */
+static const int krepl_test_dist[4][4] = {
+	{ 10, 20, 20, 20 },
+	{ 20, 10, 15, 15 },
+	{ 20, 15, 10, 15 },
+	{ 20, 25, 15, 10 },
+};
+
+static int krepl_test_distance(int from, int to)
+{
+	return krepl_test_dist[from][to];
+}
+
+/*
+ * A node without a copy uses the nearest node's, on a synthetic distance
+ * table: node 0 holds the image, nodes 1-3 are 15 from each other (but 3
+ * to 1 is 25) and 20 from node 0.
+ */
+static void krepl_test_nearest(struct kunit *test)
+{
+	nodemask_t copies = NODE_MASK_NONE;
+
+	if (MAX_NUMNODES < 4)
+		kunit_skip(test, "needs 4 possible nodes");
+	node_set(0, copies);
+	/* Only the master: everybody uses it. */
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(3, &copies, 0, krepl_test_distance), 0);
+	node_set(2, copies);
+	/* Node 2 is nearer to 1 and 3 than the master. */
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(3, &copies, 0, krepl_test_distance), 2);
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(1, &copies, 0, krepl_test_distance), 2);
+	node_set(1, copies);
+	/* From 3, not to 3: 1 is 25 away, 2 is 15 (to 3 both are 15). */
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(3, &copies, 0, krepl_test_distance), 2);
+	/* A node with its own copy is its own nearest. */
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(2, &copies, 0, krepl_test_distance), 2);
+	/* From 1, nodes 2 and 3 tie: the lower number. */
+	nodes_clear(copies);
+	node_set(0, copies);
+	node_set(2, copies);
+	node_set(3, copies);
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(1, &copies, 0, krepl_test_distance), 2);
+	/* With node 2 as the master, its tie with node 3 goes to it. */
+	nodes_clear(copies);
+	node_set(3, copies);
+	KUNIT_EXPECT_EQ(test, krepl_nearest_of(1, &copies, 2, krepl_test_distance), 2);
+}
+
+static struct kunit_case krepl_test_cases[] = {
+	KUNIT_CASE(krepl_test_nearest),
+	KUNIT_CASE(krepl_test_module_rw_refused),
+	{}
+};
+
+static struct kunit_suite krepl_test_suite = {
+	.name = "kernel_replication",
+	.test_cases = krepl_test_cases,
+};
+
+kunit_test_suite(krepl_test_suite);
