@@ -132,7 +132,7 @@ static bool krepl_mw_ready __read_mostly;
 static DEFINE_MUTEX(krepl_mw_lock);
 /* Under krepl_mw_lock: pages mapped, node copies, copies that failed. */
 static unsigned long krepl_mw_pages, krepl_mw_copies, krepl_mw_failed;
-static const char *krepl_mw_reason = "text replication is inactive";
+static const char *krepl_mw_reason = "replication is inactive";
 
 static bool krepl_enabled __ro_after_init = true;
 static nodemask_t krepl_testfail __initdata;
@@ -226,10 +226,12 @@ unsigned long kernel_replication_module_base(void)
  * Return: true if @addr belongs to replicated module text or rodata, whose
  * permissions kernel_replication_module_prot() changes.
  */
-bool kernel_replication_module_addr(unsigned long addr)
+notrace bool kernel_replication_module_addr(unsigned long addr)
 {
 	return addr >= krepl_mw_lo && addr < krepl_mw_hi;
 }
+
+NOKPROBE_SYMBOL(kernel_replication_module_addr);
 
 /**
  * kernel_replication_reserve_va() - keep vmalloc out of the image's private tables
@@ -255,6 +257,11 @@ void __init kernel_replication_reserve_va(void)
 		return;
 
 	arch_kernel_replication_layout(&layout);
+	/* The layout's contract: the box holds the image. */
+	if (WARN_ON(layout.box_start > text || layout.box_end < end)) {
+		krepl_enabled = false;
+		return;
+	}
 	krepl_box_lo = layout.box_start;
 	krepl_box_hi = layout.box_end;
 	krepl_slot_lo = ALIGN_DOWN(krepl_box_lo, PGDIR_SIZE);
@@ -336,6 +343,11 @@ void __init kernel_replication_reserve(void)
 		krepl_nodes[nid].use = NUMA_NO_NODE;
 	if (!krepl_enabled) {
 		krepl_reason = "off (kernel_replication=off)";
+		return;
+	}
+	/* mark_rodata_ro() is never called: the copies would never be used. */
+	if (!rodata_enabled) {
+		krepl_reason = "off (rodata=off: text and rodata are never final)";
 		return;
 	}
 
@@ -766,7 +778,8 @@ static void krepl_free_copy(int nid)
 
 	/* memblock_free_late() is __init, and init memory is gone by now. */
 	kmemleak_free_part_phys(base, krepl_size);
-	free_reserved_area(__va(base), __va(base + krepl_size), -1, "text replica");
+	free_reserved_area(__va(base), __va(base + krepl_size), -1,
+			   "kernel replication");
 	krepl_nodes[nid].base = 0;
 	krepl_nodes[nid].use = krepl_master_node;
 }
@@ -1000,7 +1013,7 @@ static int krepl_prepare(struct percpu_pgtable_client *client)
 }
 
 static struct percpu_pgtable_client krepl_client = {
-	.name = "text_replica",
+	.name = "kernel_replication",
 	.populate = krepl_populate,
 	.prepare = krepl_prepare,
 };
@@ -1211,7 +1224,8 @@ static unsigned long krepl_mw_copy(int nid, unsigned long addr, unsigned long si
 		arch_kernel_replication_sync_icache((unsigned long)dst,
 						    (unsigned long)dst + PAGE_SIZE);
 		/* As for the master's pages, per set_memory_ro(). */
-		if (can_set_direct_map() && set_direct_map_ro_noflush(pages[i]))
+		if (arch_kernel_replication_protect_aliases() &&
+		    set_direct_map_ro_noflush(pages[i]))
 			pr_warn_once("the linear alias of module copies stays writable\n");
 	}
 	/*
@@ -1219,7 +1233,7 @@ static unsigned long krepl_mw_copy(int nid, unsigned long addr, unsigned long si
 	 * be writable through a lazily unmapped vmalloc alias: purge those
 	 * before it becomes text, as change_memory_common() does.
 	 */
-	if (can_set_direct_map())
+	if (arch_kernel_replication_protect_aliases())
 		flush_tlb_all();
 	vm_unmap_aliases();
 
@@ -1291,7 +1305,7 @@ static int krepl_mw_prot_ok(unsigned long addr, unsigned long end,
 			    pte_fn_t change, void *data)
 {
 	unsigned long a;
-	int nid;
+	int nid, ret;
 
 	lockdep_assert_held(&krepl_mw_lock);
 	for (a = addr; a < end; a += PAGE_SIZE) {
@@ -1300,7 +1314,9 @@ static int krepl_mw_prot_ok(unsigned long addr, unsigned long end,
 
 		if (!pte_present(mpte))
 			return -EINVAL;
-		change(&want, a, data);
+		ret = change(&want, a, data);
+		if (ret)
+			return ret;
 		if (pte_write(mpte) || !pte_write(want))
 			continue;
 		for_each_node(nid) {
@@ -1333,9 +1349,11 @@ static bool krepl_mw_prot_one(pte_t *ptep, unsigned long addr, pte_fn_t change,
 {
 	pte_t old = ptep_get(ptep), pte;
 
+	/* Cannot fail: krepl_mw_prot_ok() tried it on this entry's value. */
 	change(ptep, addr, data);
 	pte = ptep_get(ptep);
-	if (!alias || pte_write(old) == pte_write(pte) || !can_set_direct_map())
+	if (!alias || pte_write(old) == pte_write(pte) ||
+	    !arch_kernel_replication_protect_aliases())
 		return false;
 	if (pte_write(pte))
 		set_direct_map_default_noflush(pte_page(pte));
@@ -1371,6 +1389,8 @@ int kernel_replication_module_prot(unsigned long addr, int numpages,
 
 	if (numpages < 0 || end > krepl_mw_hi || end < addr)
 		return -EINVAL;
+	if (!numpages)
+		return 0;
 	/* As change_memory_common(): no stale alias may keep other rights. */
 	vm_unmap_aliases();
 	mutex_lock(&krepl_mw_lock);
@@ -1505,6 +1525,7 @@ static void krepl_protect_copies(void)
 		end = krepl_nodes[nid].base + krepl_size - 1;
 		/* As rodata=full does for the image's own alias. */
 		if (nid != krepl_master_node &&
+		    arch_kernel_replication_protect_aliases() &&
 		    set_direct_map_ro((unsigned long)__va(krepl_nodes[nid].base), npages))
 			pr_warn("node %d: the linear alias of the copy stays writable (linear map not page-mapped)\n",
 				nid);
@@ -1788,7 +1809,7 @@ DEFINE_SHOW_ATTRIBUTE(krepl_verify);
 
 static int __init krepl_debugfs_init(void)
 {
-	struct dentry *dir = debugfs_create_dir("text_replica", NULL);
+	struct dentry *dir = debugfs_create_dir("kernel_replication", NULL);
 
 	debugfs_create_file("status", 0400, dir, NULL, &krepl_status_fops);
 	debugfs_create_file("verify", 0400, dir, NULL, &krepl_verify_fops);

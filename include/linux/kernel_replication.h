@@ -83,6 +83,19 @@ void __init arch_kernel_replication_layout(struct kernel_replication_layout *lay
 const char *arch_kernel_replication_unusable(void);
 
 /**
+ * arch_kernel_replication_protect_aliases() - keep linear aliases read-only?
+ *
+ * Whether the linear-map alias of every copy, and of the pages behind
+ * replicated module text and rodata, is made read-only with
+ * set_direct_map_ro() while they are text: the policy the architecture
+ * applies to the image's own alias and to vmalloc'd text.
+ *
+ * Context: any.
+ * Return: true to protect them.
+ */
+bool arch_kernel_replication_protect_aliases(void);
+
+/**
  * arch_kernel_replication_sync_icache() - make a copy's bytes fetchable
  * @start: start of the bytes just written, through a linear or fixmap alias
  * @end: end of them
@@ -126,8 +139,12 @@ void arch_kernel_replication_poke(phys_addr_t pa, const void *src, size_t len);
  * Point *@ptep at @pa, with the master's attributes.  A hint by which the
  * entry shares one TLB entry with its neighbours (a contiguous bit) stays
  * if @pa keeps its alignment and is dropped if not.  Nothing walks the
- * node's table yet: no break-before-make.
+ * node's table yet: no break-before-make.  The entry must be visible to
+ * the hardware table walker on return (the core publishes the node's
+ * tables with no barrier of its own before its root writes).
  *
+ * Context: process context, under mmap_read_lock(&init_mm), while the
+ * node's tables are built.
  * Return: 0, or -EINVAL, having written nothing, if the hint covers
  * entries outside [@start, @end): half of them would map the master.
  */
@@ -143,9 +160,12 @@ int arch_kernel_replication_move_pte(pte_t *ptep, unsigned long addr,
  * @start: start of the virtual range being relocated
  * @end: its end
  *
- * As arch_kernel_replication_move_pte(), one level up.
+ * As arch_kernel_replication_move_pte(), one level up; the whole block
+ * must lie in [@start, @end).
  *
- * Return: 0, or -EINVAL as for arch_kernel_replication_move_pte().
+ * Context: as for arch_kernel_replication_move_pte().
+ * Return: 0, or -EINVAL as for arch_kernel_replication_move_pte(), or if
+ * the block reaches outside [@start, @end).
  */
 int arch_kernel_replication_move_pmd(pmd_t *pmdp, unsigned long addr,
 				     phys_addr_t pa, unsigned long start,
@@ -157,8 +177,10 @@ int arch_kernel_replication_move_pmd(pmd_t *pmdp, unsigned long addr,
  * @ptes: PTRS_PER_PTE entries to fill in
  *
  * Fill @ptes with page mappings of the same physical range and attributes
- * as @block, for a table that replaces it in a node's tables.
+ * as @block, for a table that replaces it in a node's tables.  The caller
+ * publishes the table with pmd_populate_kernel().
  *
+ * Context: as for arch_kernel_replication_move_pte().
  * Return: 0, or -EINVAL if @block cannot be split alone (its hint covers
  * its neighbours too).
  */

@@ -6,11 +6,25 @@
  */
 #include <kunit/test.h>
 
+#ifdef CONFIG_MODULES
 /*
- * set_memory_rw() of module text once nodes have their own copies is
- * refused, and every node's entry stays read-only: a write would reach
- * one copy only.  Without copies (one node) it is allowed, as for
- * execmem memory.
+ * Can @page's linear alias be written?  Writes back the byte that is
+ * there, so the page's contents do not change either way.
+ */
+static bool krepl_test_alias_writable(struct page *page)
+{
+	u8 *p = page_address(page), b = READ_ONCE(*p);
+
+	return !copy_to_kernel_nofault(p, &b, 1);
+}
+
+/*
+ * set_memory_ro() and set_memory_x() of module text reach every node's
+ * entry, and the linear alias of every page behind them becomes
+ * read-only with the architecture's policy; set_memory_rw() once nodes
+ * have their own copies is refused, and every node's entry stays
+ * read-only: a write would reach one copy only.  Without copies (one
+ * node) it is allowed, as for execmem memory.
  */
 static void krepl_test_module_rw_refused(struct kunit *test)
 {
@@ -40,6 +54,19 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 		copies += nid != krepl_master_node && krepl_mw_root(nid) &&
 			  pte_pfn(ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr))) !=
 			  pte_pfn(ptep_get(krepl_mw_ptep(init_mm.pgd, addr)));
+	kunit_info(test, "module window: %d node copies", copies);
+	for_each_node(nid) {
+		pte_t pte;
+
+		if (!krepl_mw_root(nid))
+			continue;
+		pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr));
+		KUNIT_EXPECT_FALSE_MSG(test, pte_write(pte), "node %d: pte %#llx writable",
+				       nid, (u64)pte_val(pte));
+		KUNIT_EXPECT_EQ_MSG(test, krepl_test_alias_writable(pte_page(pte)),
+				    !arch_kernel_replication_protect_aliases(),
+				    "node %d: linear alias of %#lx", nid, pte_pfn(pte));
+	}
 
 	ret = set_memory_rw(addr, 1);
 	KUNIT_EXPECT_EQ(test, ret, copies ? -EBUSY : 0);
@@ -55,6 +82,12 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 	}
 	module_arch_mem_free(mod, MOD_TEXT);
 }
+#else
+static void krepl_test_module_rw_refused(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_MODULES=n");
+}
+#endif
 
 /* SLIT distances need not be symmetric: 1 -> 3 is 15, 3 -> 1 is 25. */
 static const int krepl_test_dist[4][4] = {

@@ -18,6 +18,7 @@
 #include <asm/cache.h>
 #include <asm/fixmap.h>
 #include <asm/pgtable.h>
+#include <asm/mmu_context.h>
 #include <asm/sections.h>
 #include <asm/virt.h>
 
@@ -50,6 +51,17 @@ const char *arch_kernel_replication_unusable(void)
 	if (is_protected_kvm_enabled())
 		return "protected KVM owns part of the text";
 	return NULL;
+}
+
+/**
+ * arch_kernel_replication_protect_aliases() - keep linear aliases read-only?
+ *
+ * Return: rodata_full, the policy change_memory_common() applies to the
+ * linear alias of vmalloc'd text (rodata=full, the default).
+ */
+bool arch_kernel_replication_protect_aliases(void)
+{
+	return rodata_full;
 }
 
 /**
@@ -262,6 +274,8 @@ static void krepl_test_patch_every_copy(struct kunit *test)
 	 * every CPU runs it.  No skip: KUnit never reruns a skipped case.
 	 */
 	copies = kernel_replication_test_copies();
+	/* ktext_maint.sh compares it with the status: a stale result shows. */
+	kunit_info(test, "copies written: %u", copies);
 	c = kunit_kcalloc(test, nr_cpu_ids, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	for (imm = 2; imm >= 1; imm--) {
@@ -325,6 +339,18 @@ static void krepl_test_split_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	KUNIT_EXPECT_EQ(test, arch_kernel_replication_split_pmd(pmd_mkcont(block), ptes),
 			-EINVAL);
+
+	/* rodata: never executable, which the split must not lose. */
+	block = pmd_mkhuge(pfn_pmd(pfn, PAGE_KERNEL_RO));
+	KUNIT_ASSERT_EQ(test, arch_kernel_replication_split_pmd(block, ptes), 0);
+	for (i = 0; i < PTRS_PER_PTE; i++) {
+		pte_t want = pfn_pte(pfn + i, PAGE_KERNEL_RO);
+
+		if (pte_val(ptes[i]) != pte_val(want) && bad++ < 4)
+			KUNIT_FAIL(test, "ro pte %u: %#llx, want %#llx", i,
+				   (u64)pte_val(ptes[i]), (u64)pte_val(want));
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
 }
 
 /*
@@ -357,11 +383,24 @@ static void krepl_test_move_pte(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, pte_val(ptes[i]), pte_val(want), "pte %u", i);
 	}
 
-	ptes[0] = cont;
-	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pte(&ptes[0], addr, skew,
-							       addr, addr + CONT_PTE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, pte_val(ptes[0]),
-			pte_val(pfn_pte(PHYS_PFN(skew), PAGE_KERNEL_ROX)));
+	for (i = 0; i < CONT_PTES; i++) {
+		pte_t want = pfn_pte(PHYS_PFN(skew) + i, PAGE_KERNEL_ROX);
+
+		ptes[i] = pte_advance_pfn(cont, i);
+		KUNIT_EXPECT_EQ(test,
+				arch_kernel_replication_move_pte(&ptes[i], addr + i * PAGE_SIZE,
+								 skew + i * PAGE_SIZE,
+								 addr, addr + CONT_PTE_SIZE), 0);
+		KUNIT_EXPECT_EQ_MSG(test, pte_val(ptes[i]), pte_val(want), "skewed pte %u", i);
+	}
+
+	/* A walk that starts inside the range. */
+	ptes[1] = pte_advance_pfn(cont, 1);
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pte(&ptes[1], addr + PAGE_SIZE,
+							       same + PAGE_SIZE,
+							       addr + PAGE_SIZE,
+							       addr + CONT_PTE_SIZE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pte_val(ptes[1]), pte_val(pte_advance_pfn(cont, 1)));
 
 	ptes[0] = cont;
 	end = addr + CONT_PTE_SIZE - PAGE_SIZE;
@@ -376,9 +415,52 @@ static void krepl_test_move_pte(struct kunit *test)
 			pte_val(pfn_pte(PHYS_PFN(skew), PAGE_KERNEL_ROX)));
 }
 
+/*
+ * A read-only executable block moved to a copy: the whole block inside
+ * the walk moves with its attributes; a contiguous PMD hint stays only if
+ * the copy is congruent modulo CONT_PMD_SIZE; a block the walk covers
+ * only part of is refused with nothing written.
+ */
+static void krepl_test_move_pmd(struct kunit *test)
+{
+	unsigned long pfn = PHYS_PFN(SZ_4G), addr = 16 * CONT_PMD_SIZE;
+	pmd_t block = pmd_mkhuge(pfn_pmd(pfn, PAGE_KERNEL_ROX)), pmd, want;
+	phys_addr_t same = SZ_4G + 2 * CONT_PMD_SIZE, skew = same + PMD_SIZE;
+
+	pmd = block;
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pmd(&pmd, addr, skew, addr,
+							       addr + PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, pmd_val(pmd),
+			pmd_val(pmd_mkhuge(pfn_pmd(PHYS_PFN(skew), PAGE_KERNEL_ROX))));
+
+	pmd = pmd_mkcont(block);
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pmd(&pmd, addr, same, addr,
+							       addr + CONT_PMD_SIZE), 0);
+	want = pmd_mkcont(pmd_mkhuge(pfn_pmd(PHYS_PFN(same), PAGE_KERNEL_ROX)));
+	KUNIT_EXPECT_EQ(test, pmd_val(pmd), pmd_val(want));
+
+	pmd = pmd_mkcont(block);
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pmd(&pmd, addr, skew, addr,
+							       addr + CONT_PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, pmd_val(pmd),
+			pmd_val(pmd_mkhuge(pfn_pmd(PHYS_PFN(skew), PAGE_KERNEL_ROX))));
+
+	pmd = pmd_mkcont(block);
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pmd(&pmd, addr, same, addr,
+							       addr + PMD_SIZE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pmd_val(pmd), pmd_val(pmd_mkcont(block)));
+
+	pmd = block;
+	KUNIT_EXPECT_EQ(test, arch_kernel_replication_move_pmd(&pmd, addr, same, addr,
+							       addr + PMD_SIZE - PAGE_SIZE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, pmd_val(pmd), pmd_val(block));
+}
+
 static struct kunit_case krepl_arch_test_cases[] = {
 	KUNIT_CASE(krepl_test_split_block),
 	KUNIT_CASE(krepl_test_move_pte),
+	KUNIT_CASE(krepl_test_move_pmd),
 	KUNIT_CASE(krepl_test_patch_every_copy),
 	{}
 };

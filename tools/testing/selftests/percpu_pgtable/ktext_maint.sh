@@ -15,9 +15,13 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 tr_present || { skip "text replication not built in"; }
+# The test configuration builds the suites in: a missing one fails,
+# unless KUnit is off on this boot.
 for s in kernel_replication kernel_replication_arch; do
-	[ -d "/sys/kernel/debug/kunit/$s" ] ||
-		skip "no suite $s in /sys/kernel/debug/kunit (CONFIG_KERNEL_REPLICATION_KUNIT_TEST, CONFIG_KUNIT_DEBUGFS)"
+	[ -d "/sys/kernel/debug/kunit/$s" ] && continue
+	grep -qw "kunit.enable=0" /proc/cmdline && skip "KUnit is off (kunit.enable=0)"
+	fail "no suite $s in /sys/kernel/debug/kunit (CONFIG_KERNEL_REPLICATION_KUNIT_TEST, CONFIG_KUNIT_DEBUGFS)"
+	finish
 done
 
 # KUnit prints its KTAP at KERN_INFO: keep it off the console, where the
@@ -27,13 +31,26 @@ old_level=$(cut -f1 /proc/sys/kernel/printk)
 echo 5 > /proc/sys/kernel/printk
 res=
 for s in kernel_replication kernel_replication_arch; do
-	echo run > "/sys/kernel/debug/kunit/$s/run"
+	echo run > "/sys/kernel/debug/kunit/$s/run" || fail "cannot run suite $s"
 	res="$res
 $(cat "/sys/kernel/debug/kunit/$s/results")"
 done
 echo "$old_level" > /proc/sys/kernel/printk
 echo "$res" | sed 's/^/# /'
 active=$(tr_active && echo active || echo inactive)
+# What the rerun saw, against the status: a stale boot-time result (run
+# before the switch: no copies) or a module case that returned early
+# shows here.
+want=0
+[ "$active" = active ] &&
+	want=$(grep -Ec '^node [0-9]+: .* (copy|master)$' "$TR_DEBUGFS/status")
+got=$(echo "$res" | sed -n 's/.*copies written: \([0-9]*\).*/\1/p' | tail -1)
+[ "$got" = "$want" ] ||
+	fail "the patching case wrote ${got:-no} copies, the status has $want"
+if tr_modules; then
+	echo "$res" | grep -q "module window: [0-9]* node copies" ||
+		fail "the module window case did not run, with the window set up"
+fi
 if echo "$res" | grep -q "not ok\|# SKIP"; then
 	fail "a kernel_replication suite did not pass ($active)"
 elif ! echo "$res" | grep -Eq "^ *ok [0-9]+ krepl_test_module_rw_refused"; then
