@@ -13,9 +13,11 @@
  *  - a text or rodata leaf, which nothing but this file writes (the image
  *    is not in any vm area set_memory_*() accepts);
  *  - a pointer to a lower table shared with the master, which stays for
- *    good: the image's own tables, and the module box's PMD tables, which
- *    are allocated before the copies are made and which pud_free_pmd_page()
- *    refuses to free (kernel_replication_shared_table());
+ *    good: the image's own tables, and the module box's tables one level
+ *    below the node's own (PMD tables with four levels, PTE tables with
+ *    three: krepl_granule()), which are allocated before the copies are
+ *    made and which pud_free_pmd_page() and pmd_free_pte_page() refuse to
+ *    free (kernel_replication_shared_table());
  *  - empty in a range reserved from vmalloc at boot
  *    (kernel_replication_reserve_va()), so that no generic code ever maps
  *    there;
@@ -99,6 +101,28 @@ static bool krepl_active __read_mostly;
 /* The module box and the top-level range that holds it and the image. */
 static unsigned long krepl_box_lo, krepl_box_hi;
 static unsigned long krepl_slot_lo, krepl_slot_hi;
+/*
+ * The range whose tables one level above the image's leaves are the
+ * node's own: whole granules (krepl_granule()) around the image and the
+ * module window.  Only the image and the window are mapped in it.
+ */
+static unsigned long krepl_priv_lo, krepl_priv_hi;
+/* Alignment of each copy to the master, for blocks and contiguous hints. */
+static unsigned long krepl_copy_align __read_mostly;
+
+/*
+ * The size a table covers one level below the top-level entries that are
+ * private: each node copies that table where it holds image text, rodata
+ * or the module window, and shares it elsewhere in the box.  With four
+ * levels that is a PMD table (PUD_SIZE); with three, the top-level entry
+ * points at PMD tables directly (the PUD level is folded), which are the
+ * node's own throughout: the table shared below them is the PTE table
+ * (PMD_SIZE).
+ */
+static unsigned long krepl_granule(void)
+{
+	return mm_pud_folded(&init_mm) ? PMD_SIZE : PUD_SIZE;
+}
 
 /*
  * Modules: text and rodata of modules are allocated in the module window
@@ -239,10 +263,10 @@ NOKPROBE_SYMBOL(kernel_replication_module_addr);
  * Called by the architecture before vmalloc_init().  The private top-level
  * entries are those covering the image and its module box (see
  * struct kernel_replication_layout).  Reserve the rest of those entries,
- * and the rest of the 1 GiB ranges holding the image and the module window
- * (their PMD tables are per node), so that only the box's other 1 GiB
- * ranges can ever receive new mappings; their PMD tables are allocated
- * before the copies and shared.
+ * and the rest of the granules holding the image and the module window
+ * (krepl_granule(): their tables are per node), so that only the box's
+ * other granules can ever receive new mappings; their tables are
+ * allocated before the copies and shared.
  */
 void __init kernel_replication_reserve_va(void)
 {
@@ -258,7 +282,9 @@ void __init kernel_replication_reserve_va(void)
 
 	arch_kernel_replication_layout(&layout);
 	/* The layout's contract: the box holds the image. */
-	if (WARN_ON(layout.box_start > text || layout.box_end < end)) {
+	if (WARN_ON(layout.box_start > text || layout.box_end < end ||
+		    !is_power_of_2(layout.copy_align) ||
+		    layout.copy_align < PAGE_SIZE)) {
 		krepl_enabled = false;
 		return;
 	}
@@ -271,7 +297,8 @@ void __init kernel_replication_reserve_va(void)
 		krepl_mw_hi = layout.window_end;
 		/* The layout's contract: modules are not replicated without. */
 		if (WARN_ON(krepl_mw_lo < krepl_box_lo || krepl_mw_hi > text ||
-			    !IS_ALIGNED(krepl_mw_lo, PMD_SIZE) ||
+			    !PAGE_ALIGNED(krepl_mw_lo) ||
+			    !PAGE_ALIGNED(krepl_mw_hi) ||
 			    krepl_mw_hi <= krepl_mw_lo ||
 			    krepl_mw_hi - krepl_mw_lo > KREPL_MW_SIZE)) {
 			krepl_mw_lo = 0;
@@ -279,13 +306,17 @@ void __init kernel_replication_reserve_va(void)
 		}
 	}
 
-	/* The module window is private like the image: so is its 1 GiB range. */
-	lo = ALIGN_DOWN(krepl_mw_lo ?: text, PUD_SIZE);
+	krepl_copy_align = layout.copy_align;
+
+	/* The module window is private like the image: so is its granule. */
+	krepl_priv_lo = ALIGN_DOWN(krepl_mw_lo ?: text, krepl_granule());
+	krepl_priv_hi = ALIGN(end, krepl_granule());
+	lo = krepl_priv_lo;
 	krepl_hole(&krepl_holes[0], krepl_slot_lo, min(krepl_box_lo, lo));
 	krepl_hole(&krepl_holes[1], lo, krepl_mw_lo ?: text);
 	krepl_hole(&krepl_mw_vm, krepl_mw_lo, krepl_mw_lo ? text : 0);
-	krepl_hole(&krepl_holes[2], end, ALIGN(end, PUD_SIZE));
-	krepl_hole(&krepl_holes[3], max(krepl_box_hi, ALIGN(end, PUD_SIZE)), krepl_slot_hi);
+	krepl_hole(&krepl_holes[2], end, krepl_priv_hi);
+	krepl_hole(&krepl_holes[3], max(krepl_box_hi, krepl_priv_hi), krepl_slot_hi);
 }
 
 /*
@@ -360,13 +391,14 @@ void __init kernel_replication_reserve(void)
 	for_each_possible_cpu(cpu)
 		node_set(early_cpu_to_node(cpu), want);
 
-	off = krepl_master_pa & (PMD_SIZE - 1);
+	off = krepl_master_pa & (krepl_copy_align - 1);
 	for_each_node_mask(nid, want) {
 		if (nid == krepl_master_node || !node_state(nid, N_MEMORY))
 			continue;
 		pa = 0;
 		if (!node_isset(nid, krepl_testfail))
-			pa = memblock_alloc_range_nid(off + krepl_size, PMD_SIZE, 0,
+			pa = memblock_alloc_range_nid(off + krepl_size,
+						      krepl_copy_align, 0,
 						      MEMBLOCK_ALLOC_ACCESSIBLE,
 						      nid, true);
 		if (!pa) {
@@ -393,21 +425,26 @@ void __init kernel_replication_reserve(void)
 }
 
 /**
- * kernel_replication_shared_table() - is a kernel page table shared with node copies?
+ * kernel_replication_shared_table() - may this kernel page table be freed?
  * @addr: virtual address covered by the table
+ * @size: the size of the range it covers (PUD_SIZE for a PMD table,
+ *	PMD_SIZE for a PTE table)
  *
- * Return: true if the node tables of the text replica may point at the
- * table covering @addr below a top-level entry (once replication is on,
- * and from boot when it is enabled), so it must not be freed.
+ * Return: true if the entry pointing at the table covering @addr lies in
+ * a table each node has its own copy of, under the private top-level
+ * entries (a PUD table with four levels, a PMD table with three), so that
+ * the table must not be freed: the node copies would keep pointing at it.
+ * From boot when replication is enabled, not only once it is on.
  */
-bool kernel_replication_shared_table(unsigned long addr)
+bool kernel_replication_shared_table(unsigned long addr, unsigned long size)
 {
 	/*
 	 * From boot, not from the switch: a table freed while the node
-	 * tables are being built would be as bad, and a 1 GiB mapping in
+	 * tables are being built would be as bad, and a block mapping in
 	 * the module box is not worth the window.
 	 */
-	return krepl_slot_hi && addr >= krepl_slot_lo && addr < krepl_slot_hi;
+	return krepl_slot_hi && addr >= krepl_slot_lo && addr < krepl_slot_hi &&
+	       size >= krepl_granule();
 }
 
 static bool krepl_has_copy(int nid)
@@ -709,8 +746,9 @@ static phys_addr_t krepl_node_pa(int nid, phys_addr_t pa)
 
 /*
  * Point a leaf of the node's tables at the node's copy, with the master's
- * attributes.  The copy is congruent to the master modulo PMD_SIZE, so
- * blocks and hinted ranges up to that size keep their alignment; the
+ * attributes.  The copy is congruent to the master modulo the layout's
+ * copy_align, so blocks and hinted ranges up to that size keep their
+ * alignment (a block needs PMD_SIZE, or the node is not built); the
  * architecture drops a hint the copy's address does not allow, and
  * refuses one that covers entries outside what this walk relocates.
  */
@@ -735,6 +773,9 @@ static int krepl_move_pmd(struct krepl_build *b, pmd_t *pmdp, unsigned long addr
 
 	if (!krepl_in_image(pa, PMD_SIZE))
 		return -EFAULT;
+	/* A copy aligned less than a block cannot repeat it. */
+	if (!IS_ALIGNED(krepl_node_pa(b->nid, pa), PMD_SIZE))
+		return -EINVAL;
 	return arch_kernel_replication_move_pmd(pmdp, addr,
 						krepl_node_pa(b->nid, pa),
 						b->start, b->end);
@@ -935,16 +976,20 @@ static int krepl_no_pte(pte_t *ptep, unsigned long addr, void *data)
 }
 
 /*
- * Give every 1 GiB range of the module box its PMD table now, in the
- * master, so that the node tables can share them and nothing ever writes
- * a PUD entry under the private top-level entries again.  A PUD block
- * there (a 1 GiB vmalloc mapping made before this) cannot be shared.
- * Give the module window its PTE tables, which the node tables copy:
- * apply_to_page_range() allocates every one, with nothing to do per entry.
+ * Give every granule of the module box outside the private span its
+ * tables now, in the master, so that the node tables can share them and
+ * nothing ever writes an entry of a node's own table under the private
+ * top-level entries again: with four levels the PMD table of each 1 GiB
+ * range (a PUD block there, a 1 GiB vmalloc mapping made before this,
+ * cannot be shared), with three the PTE table of each PMD range (likewise
+ * a PMD block).  pud_free_pmd_page() and pmd_free_pte_page() refuse to
+ * free them (kernel_replication_shared_table()).  Give the module window
+ * its PTE tables, which the node tables copy: apply_to_page_range()
+ * allocates every one, with nothing to do per entry.
  */
 static int krepl_prepare_box(void)
 {
-	unsigned long addr;
+	unsigned long addr, g = krepl_granule();
 	int ret;
 
 	if (krepl_mw_lo) {
@@ -955,16 +1000,30 @@ static int krepl_prepare_box(void)
 			return ret;
 	}
 
-	for (addr = ALIGN_DOWN(krepl_box_lo, PUD_SIZE); addr < krepl_box_hi;
-	     addr += PUD_SIZE) {
+	for (addr = ALIGN_DOWN(krepl_box_lo, g); addr < krepl_box_hi; addr += g) {
 		pgd_t *pgdp = pgd_offset_k(addr);
-		p4d_t *p4dp = p4d_alloc(&init_mm, pgdp, addr);
-		pud_t *pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
+		p4d_t *p4dp;
+		pud_t *pudp;
+		pmd_t *pmdp;
 
-		if (!pudp || !pmd_alloc(&init_mm, pudp, addr))
+		/* Copied for each node, not shared. */
+		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
+			continue;
+		p4dp = p4d_alloc(&init_mm, pgdp, addr);
+		pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
+		if (!pudp)
 			return -ENOMEM;
-		if (pud_leaf(READ_ONCE(*pudp)))
+		if (g == PUD_SIZE && pud_leaf(pudp_get(pudp)))
 			return -EBUSY;
+		pmdp = pmd_alloc(&init_mm, pudp, addr);
+		if (!pmdp)
+			return -ENOMEM;
+		if (g == PUD_SIZE)
+			continue;
+		if (pmd_leaf(pmdp_get(pmdp)))
+			return -EBUSY;
+		if (pte_alloc_kernel(pmdp, addr) == NULL)
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -34,15 +34,20 @@
  *	under those entries: the core reserves the rest of them from vmalloc.
  * @window_start: start of the module window, where replicated module text
  *	and rodata are allocated (0: modules are not replicated).  It must lie
- *	in the box, below the image, and be aligned to PMD_SIZE.
+ *	in the box, below the image.
  * @window_end: end of the module window, at most the image's start, and
- *	at most %KERNEL_REPLICATION_WINDOW_MAX above @window_start.
+ *	at most %KERNEL_REPLICATION_WINDOW_MAX above @window_start.  Both ends
+ *	are page-aligned.
+ * @copy_align: each node's copy is congruent to the image modulo this
+ *	power of two: the largest block or contiguous range the image may be
+ *	mapped with, so that the copy can be mapped the same way.
  */
 struct kernel_replication_layout {
 	unsigned long box_start;
 	unsigned long box_end;
 	unsigned long window_start;
 	unsigned long window_end;
+	unsigned long copy_align;
 };
 
 #ifdef CONFIG_KERNEL_REPLICATION
@@ -51,7 +56,7 @@ struct kernel_replication_layout {
 void __init kernel_replication_reserve_va(void);
 void __init kernel_replication_reserve(void);
 void kernel_replication_init(void);
-bool kernel_replication_shared_table(unsigned long addr);
+bool kernel_replication_shared_table(unsigned long addr, unsigned long size);
 int kernel_replication_prepare(void *addr, size_t len);
 void kernel_replication_write(void *addr, const void *src, size_t len);
 unsigned long kernel_replication_module_base(void);
@@ -213,7 +218,8 @@ static inline void kernel_replication_init(void)
 {
 }
 
-static inline bool kernel_replication_shared_table(unsigned long addr)
+static inline bool kernel_replication_shared_table(unsigned long addr,
+						   unsigned long size)
 {
 	return false;
 }

@@ -28,7 +28,8 @@
  *
  * Every module and its PLT targets lie in a 2 GiB box containing the image
  * (module_init_limits()), so the box is [_end - 2G, _text + 2G).  The
- * module window lies right below the image, in direct branch range of it.
+ * module window lies right below the image, in direct branch range of it,
+ * at a 2 MiB boundary as the image's own mappings are.
  */
 void __init arch_kernel_replication_layout(struct kernel_replication_layout *layout)
 {
@@ -36,8 +37,14 @@ void __init arch_kernel_replication_layout(struct kernel_replication_layout *lay
 
 	layout->box_start = (unsigned long)_end - SZ_2G;
 	layout->box_end = text + SZ_2G;
-	layout->window_end = ALIGN_DOWN(text, PMD_SIZE);
+	layout->window_end = ALIGN_DOWN(text, SZ_2M);
 	layout->window_start = layout->window_end - KERNEL_REPLICATION_WINDOW_MAX;
+	/*
+	 * Blocks (2 MiB with 4K pages, 32 MiB with 16K) and contiguous PTE
+	 * ranges (2 MiB with every granule).  A 512 MiB block of 64K pages
+	 * is larger than the image: it never maps it.
+	 */
+	layout->copy_align = PMD_SIZE <= SZ_32M ? PMD_SIZE : CONT_PTE_SIZE;
 }
 
 /**
