@@ -22,9 +22,10 @@
  *    (kernel_replication_reserve_va()), so that no generic code ever maps
  *    there;
  *  - a leaf of the module window, a range reserved the same way right
- *    below the image, whose PTE tables exist from boot, one set per node
- *    and the master's: this file maps module text and rodata there
- *    itself, in every set, under krepl_mw_lock (see "Modules" below).
+ *    below the image, whose PTE tables exist before the node tables are
+ *    built, one set per node and the master's: this file maps module text
+ *    and rodata there itself, in every set, under krepl_mw_lock (see
+ *    "Modules" below).
  *
  * The architecture says where the image's box and the module window are,
  * writes a copy and relocates a leaf entry: the hooks in
@@ -51,6 +52,7 @@
 #include <linux/nodemask.h>
 #include <linux/pagewalk.h>
 #include <linux/percpu_pgtable.h>
+#include <linux/pgalloc.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
 #include <linux/vmalloc.h>
@@ -159,6 +161,7 @@ static unsigned long krepl_mw_pages, krepl_mw_copies, krepl_mw_failed;
 static const char *krepl_mw_reason = "replication is inactive";
 
 static bool krepl_enabled __ro_after_init = true;
+static const char *krepl_off_why __ro_after_init = "off (kernel_replication=off)";
 static nodemask_t krepl_testfail __initdata;
 /* How much of the window the allocator hands out: kernel_replication_modules=. */
 static unsigned long krepl_mw_limit __ro_after_init = KREPL_MW_SIZE;
@@ -257,6 +260,70 @@ notrace bool kernel_replication_module_addr(unsigned long addr)
 
 NOKPROBE_SYMBOL(kernel_replication_module_addr);
 
+/* A table of @n entries of @size bytes, from memblock, or NULL. */
+static void * __init krepl_early_table(unsigned long n, size_t size)
+{
+	return memblock_alloc(n * size, max_t(size_t, n * size, PAGE_SIZE));
+}
+
+/*
+ * Give every granule of the box outside the private span its table (a
+ * PMD table with four levels, a PTE table with three) in the master, from
+ * memblock, as pcpu_populate_pte() does for the first percpu chunk.  This
+ * runs before vmalloc_init(), so nothing can have mapped there yet, and
+ * from here on a mapping there writes only tables the nodes share: not
+ * the entries of a node's own table above them, which a block mapping
+ * (a 1 GiB ioremap() with four levels, a vmalloc_huge() of a PMD range
+ * with three) would otherwise write at any time before the switch.  The
+ * tables are never freed (kernel_replication_shared_table()).
+ */
+static int __init krepl_populate_box(void)
+{
+	unsigned long addr, g = krepl_granule();
+
+	for (addr = ALIGN_DOWN(krepl_box_lo, g); addr < krepl_box_hi; addr += g) {
+		pgd_t *pgd = pgd_offset_k(addr);
+		p4d_t *p4d;
+		pud_t *pud;
+		pmd_t *pmd;
+		void *t;
+
+		/* Copied for each node, not shared. */
+		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
+			continue;
+		if (pgd_none(pgdp_get(pgd))) {
+			t = krepl_early_table(PTRS_PER_P4D, sizeof(p4d_t));
+			if (!t)
+				return -ENOMEM;
+			pgd_populate_kernel(addr, pgd, t);
+		}
+		p4d = p4d_offset(pgd, addr);
+		if (p4d_none(p4dp_get(p4d))) {
+			t = krepl_early_table(PTRS_PER_PUD, sizeof(pud_t));
+			if (!t)
+				return -ENOMEM;
+			p4d_populate_kernel(addr, p4d, t);
+		}
+		pud = pud_offset(p4d, addr);
+		if (pud_none(pudp_get(pud))) {
+			t = krepl_early_table(PTRS_PER_PMD, sizeof(pmd_t));
+			if (!t)
+				return -ENOMEM;
+			pud_populate(&init_mm, pud, t);
+		}
+		if (g == PUD_SIZE)
+			continue;
+		pmd = pmd_offset(pud, addr);
+		if (pmd_none(pmdp_get(pmd))) {
+			t = krepl_early_table(PTRS_PER_PTE, sizeof(pte_t));
+			if (!t)
+				return -ENOMEM;
+			pmd_populate_kernel(&init_mm, pmd, t);
+		}
+	}
+	return 0;
+}
+
 /**
  * kernel_replication_reserve_va() - keep vmalloc out of the image's private tables
  *
@@ -311,6 +378,16 @@ void __init kernel_replication_reserve_va(void)
 	/* The module window is private like the image: so is its granule. */
 	krepl_priv_lo = ALIGN_DOWN(krepl_mw_lo ?: text, krepl_granule());
 	krepl_priv_hi = ALIGN(end, krepl_granule());
+	if (krepl_populate_box()) {
+		pr_warn("cannot allocate the module box's page tables: replication is off\n");
+		krepl_off_why = "off: cannot allocate the module box's page tables";
+		krepl_enabled = false;
+		krepl_slot_lo = 0;
+		krepl_slot_hi = 0;
+		krepl_mw_lo = 0;
+		krepl_mw_hi = 0;
+		return;
+	}
 	lo = krepl_priv_lo;
 	krepl_hole(&krepl_holes[0], krepl_slot_lo, min(krepl_box_lo, lo));
 	krepl_hole(&krepl_holes[1], lo, krepl_mw_lo ?: text);
@@ -358,8 +435,9 @@ static int __init krepl_nearest(int nid)
  *
  * Called from setup_arch() once every possible CPU's node is known.  Each
  * node with CPUs and memory, other than the image's, gets a physically
- * contiguous block congruent to the image modulo 2 MiB, so every block and
- * contiguous mapping of the master can be repeated for the copy.  A node
+ * contiguous block congruent to the image modulo the layout's copy_align,
+ * so every block and contiguous mapping of the master can be repeated for
+ * the copy.  A node
  * without a copy (no memory, or the allocation failed) uses the nearest
  * node's copy; the master is always there to fall back to.
  */
@@ -373,7 +451,7 @@ void __init kernel_replication_reserve(void)
 	for_each_node(nid)
 		krepl_nodes[nid].use = NUMA_NO_NODE;
 	if (!krepl_enabled) {
-		krepl_reason = "off (kernel_replication=off)";
+		krepl_reason = krepl_off_why;
 		return;
 	}
 	/* mark_rodata_ro() is never called: the copies would never be used. */
@@ -425,7 +503,7 @@ void __init kernel_replication_reserve(void)
 }
 
 /**
- * kernel_replication_shared_table() - may this kernel page table be freed?
+ * kernel_replication_shared_table() - must this kernel page table stay?
  * @addr: virtual address covered by the table
  * @size: the size of the range it covers (PUD_SIZE for a PMD table,
  *	PMD_SIZE for a PTE table)
@@ -976,56 +1054,17 @@ static int krepl_no_pte(pte_t *ptep, unsigned long addr, void *data)
 }
 
 /*
- * Give every granule of the module box outside the private span its
- * tables now, in the master, so that the node tables can share them and
- * nothing ever writes an entry of a node's own table under the private
- * top-level entries again: with four levels the PMD table of each 1 GiB
- * range (a PUD block there, a 1 GiB vmalloc mapping made before this,
- * cannot be shared), with three the PTE table of each PMD range (likewise
- * a PMD block).  pud_free_pmd_page() and pmd_free_pte_page() refuse to
- * free them (kernel_replication_shared_table()).  Give the module window
- * its PTE tables, which the node tables copy: apply_to_page_range()
- * allocates every one, with nothing to do per entry.
+ * Give the module window its PTE tables, which the node tables copy:
+ * apply_to_page_range() allocates every one, with nothing to do per
+ * entry.  The window is reserved, so nothing else maps there.  The box's
+ * shared tables exist since krepl_populate_box().
  */
 static int krepl_prepare_box(void)
 {
-	unsigned long addr, g = krepl_granule();
-	int ret;
-
-	if (krepl_mw_lo) {
-		ret = apply_to_page_range(&init_mm, krepl_mw_lo,
-					  krepl_mw_hi - krepl_mw_lo,
-					  krepl_no_pte, NULL);
-		if (ret)
-			return ret;
-	}
-
-	for (addr = ALIGN_DOWN(krepl_box_lo, g); addr < krepl_box_hi; addr += g) {
-		pgd_t *pgdp = pgd_offset_k(addr);
-		p4d_t *p4dp;
-		pud_t *pudp;
-		pmd_t *pmdp;
-
-		/* Copied for each node, not shared. */
-		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
-			continue;
-		p4dp = p4d_alloc(&init_mm, pgdp, addr);
-		pudp = p4dp ? pud_alloc(&init_mm, p4dp, addr) : NULL;
-		if (!pudp)
-			return -ENOMEM;
-		if (g == PUD_SIZE && pud_leaf(pudp_get(pudp)))
-			return -EBUSY;
-		pmdp = pmd_alloc(&init_mm, pudp, addr);
-		if (!pmdp)
-			return -ENOMEM;
-		if (g == PUD_SIZE)
-			continue;
-		if (pmd_leaf(pmdp_get(pmdp)))
-			return -EBUSY;
-		if (pte_alloc_kernel(pmdp, addr) == NULL)
-			return -ENOMEM;
-	}
-	return 0;
+	if (!krepl_mw_lo)
+		return 0;
+	return apply_to_page_range(&init_mm, krepl_mw_lo,
+				   krepl_mw_hi - krepl_mw_lo, krepl_no_pte, NULL);
 }
 
 static pgd_t krepl_populate(struct percpu_pgtable_client *client,

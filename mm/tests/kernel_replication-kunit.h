@@ -65,7 +65,8 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 				       nid, (u64)pte_val(pte));
 		KUNIT_EXPECT_EQ_MSG(test, krepl_test_alias_writable(pte_page(pte)),
 				    !arch_kernel_replication_protect_aliases(),
-				    "node %d: linear alias of %#lx", nid, pte_pfn(pte));
+				    "node %d: linear alias of pfn %#lx", nid,
+				    (unsigned long)pte_pfn(pte));
 	}
 
 	ret = set_memory_rw(addr, 1);

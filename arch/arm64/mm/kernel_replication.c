@@ -42,9 +42,10 @@ void __init arch_kernel_replication_layout(struct kernel_replication_layout *lay
 	/*
 	 * Blocks (2 MiB with 4K pages, 32 MiB with 16K) and contiguous PTE
 	 * ranges (2 MiB with every granule).  A 512 MiB block of 64K pages
-	 * is larger than the image: it never maps it.
+	 * is larger than the image: it never maps it, and 32 MiB covers the
+	 * contiguous ranges.
 	 */
-	layout->copy_align = PMD_SIZE <= SZ_32M ? PMD_SIZE : CONT_PTE_SIZE;
+	layout->copy_align = min_t(unsigned long, PMD_SIZE, SZ_32M);
 }
 
 /**
