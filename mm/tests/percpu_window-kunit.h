@@ -339,6 +339,21 @@ static unsigned long pcpw_test_pte_tables(unsigned int cpu)
 	return n;
 }
 
+/* The largest chunk in the lists: the first chunk may be smaller than a unit. */
+static unsigned long pcpw_test_chunk_bytes(void)
+{
+	struct pcpu_chunk *chunk;
+	unsigned long bytes = 0;
+	int slot;
+
+	spin_lock_irq(&pcpu_lock);
+	for (slot = 0; slot < pcpu_nr_slots; slot++)
+		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list)
+			bytes = max(bytes, (unsigned long)chunk->nr_pages << PAGE_SHIFT);
+	spin_unlock_irq(&pcpu_lock);
+	return bytes;
+}
+
 static unsigned int pcpw_test_nr_chunks(void)
 {
 	struct pcpu_chunk *chunk;
@@ -357,29 +372,36 @@ static unsigned int pcpw_test_nr_chunks(void)
  * Window tables are never freed, so they must stay bounded: chunks that
  * are destroyed give their virtual range back (after a vmap purge), the
  * next chunks reuse it, and so do their window tables.  Four rounds of
- * filling several chunks, freeing everything and waiting until the
+ * filling two new chunks, freeing everything and waiting until the
  * empty chunks are gone must end with no more window tables than the
  * first.
+ *
+ * How many objects fill two new chunks depends on the unit size, which
+ * grows with the page size (the free space of the existing chunks is
+ * at most their size), so allocate until two chunks were added.
  */
 static void pcpw_test_tables_bounded(struct kunit *test)
 {
 	void __percpu **objs;
 	unsigned long tables[4];
-	unsigned int chunks0, i;
+	unsigned int chunks0, i, max, nr;
 	int round, o;
 
 	if (!pcpw_offset)
 		kunit_skip(test, "window not in use");
-	objs = kunit_kcalloc(test, PCPW_TEST_OBJS, sizeof(*objs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, objs);
 	chunks0 = pcpw_test_nr_chunks();
+	max = DIV_ROUND_UP((chunks0 + 2) * pcpw_test_chunk_bytes(), SZ_8K) + 1;
+	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
 	for (round = 0; round < 4; round++) {
-		for (o = 0; o < PCPW_TEST_OBJS; o++) {
-			objs[o] = __alloc_percpu(SZ_8K, 8);
-			KUNIT_ASSERT_NOT_NULL(test, objs[o]);
+		for (nr = 0; nr < max && pcpw_test_nr_chunks() < chunks0 + 2; nr++) {
+			objs[nr] = __alloc_percpu(SZ_8K, 8);
+			KUNIT_ASSERT_NOT_NULL(test, objs[nr]);
 		}
-		KUNIT_EXPECT_GT(test, pcpw_test_nr_chunks(), chunks0);
-		for (o = 0; o < PCPW_TEST_OBJS; o++)
+		KUNIT_EXPECT_GE_MSG(test, pcpw_test_nr_chunks(), chunks0 + 2,
+				    "round %d: %u objects of 8K added no two chunks",
+				    round, nr);
+		for (o = 0; o < nr; o++)
 			free_percpu(objs[o]);
 		/* The balance work destroys empty chunks, keeping one spare. */
 		for (i = 0; i < 50 && pcpw_test_nr_chunks() > chunks0 + 1; i++)
@@ -389,8 +411,8 @@ static void pcpw_test_tables_bounded(struct kunit *test)
 		vm_unmap_aliases();
 		tables[round] = pcpw_test_pte_tables(0);
 	}
-	kunit_info(test, "cpu0 window PTE tables after each round: %lu %lu %lu %lu\n",
-		   tables[0], tables[1], tables[2], tables[3]);
+	kunit_info(test, "cpu0 window PTE tables after each round: %lu %lu %lu %lu (%u objects of 8K)\n",
+		   tables[0], tables[1], tables[2], tables[3], nr);
 	KUNIT_EXPECT_LE(test, tables[3], tables[0]);
 }
 
