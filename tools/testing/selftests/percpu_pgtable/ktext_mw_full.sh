@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A full module window.  Booted with a small kernel_replication_modules=
-# (make check gives 556K: room for the observer and one ktext_big module,
-# 272 KiB with rodata and guard pages, then for a text but not its rodata),
+# (make check gives 556K with 4K pages: room for the observer and one
+# ktext_big module, 272 KiB with rodata and guard pages, then for a text
+# but not its rodata; make matrix gives the sizes for 16K and 64K),
 # load ktext_big0..3 in turn.  The first ones must land in the window,
 # replicated (every CPU reads the master's bytes from its own node's
 # memory, ktext_observe_mod); once it is full, the next ones must load
@@ -40,10 +41,13 @@ pages0=$(pages)
 free0=$(free_kib)
 [ -n "$free0" ] || { fail "no free KiB in: $(grep '^modules:' "$TR_DEBUGFS/status")"; finish; }
 echo "# window $lo-$hi, $(sed -n 's/.*, \([0-9]*\) KiB usable,.*/\1/p' "$TR_DEBUGFS/status") KiB usable, $free0 KiB free, $pages0 pages mapped"
-# A ktext_big module: 65 pages of text and one of rodata, each followed
-# by a guard page.
-text_kib=264
-whole_kib=272
+# A ktext_big module: 256 KiB and a little of text, one page of rodata,
+# each followed by a guard page (with 4K pages: 65 + 1 + 1 + 1 pages).
+page_kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+[ -n "$page_kib" ] || { fail "no KernelPageSize in /proc/self/smaps"; finish; }
+text_kib=$(((256 / page_kib + 2) * page_kib))
+whole_kib=$((text_kib + 2 * page_kib))
+echo "# $page_kib KiB pages: a ktext_big module takes $text_kib KiB of text with its guard, $whole_kib KiB in all"
 
 # in_mw MOD: its text starts in the module window.
 in_mw()
