@@ -101,16 +101,16 @@ static const char *krepl_reason __read_mostly =
 static bool krepl_active __read_mostly;
 
 /* The module box and the top-level range that holds it and the image. */
-static unsigned long krepl_box_lo, krepl_box_hi;
-static unsigned long krepl_slot_lo, krepl_slot_hi;
+static unsigned long krepl_box_lo, krepl_box_hi __ro_after_init;
+static unsigned long krepl_slot_lo, krepl_slot_hi __ro_after_init;
 /*
  * The range whose tables one level above the image's leaves are the
  * node's own: whole granules (krepl_granule()) around the image and the
  * module window.  Only the image and the window are mapped in it.
  */
-static unsigned long krepl_priv_lo, krepl_priv_hi;
+static unsigned long krepl_priv_lo, krepl_priv_hi __ro_after_init;
 /* Alignment of each copy to the master, for blocks and contiguous hints. */
-static unsigned long krepl_copy_align __read_mostly;
+static unsigned long krepl_copy_align __ro_after_init;
 
 /*
  * The size a table covers one level below the top-level entries that are
@@ -291,12 +291,9 @@ static int __init krepl_populate_box(void)
 		/* Copied for each node, not shared. */
 		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
 			continue;
-		if (pgd_none(pgdp_get(pgd))) {
-			t = krepl_early_table(PTRS_PER_P4D, sizeof(p4d_t));
-			if (!t)
-				return -ENOMEM;
-			pgd_populate_kernel(addr, pgd, t);
-		}
+		/* The box's top-level entries hold the image: they exist. */
+		if (WARN_ON(pgd_none(pgdp_get(pgd))))
+			return -EINVAL;
 		p4d = p4d_offset(pgd, addr);
 		if (p4d_none(p4dp_get(p4d))) {
 			t = krepl_early_table(PTRS_PER_PUD, sizeof(pud_t));
@@ -305,6 +302,9 @@ static int __init krepl_populate_box(void)
 			p4d_populate_kernel(addr, p4d, t);
 		}
 		pud = pud_offset(p4d, addr);
+		/* Nothing maps a block in the box this early. */
+		if (WARN_ON(pud_leaf(pudp_get(pud))))
+			return -EBUSY;
 		if (pud_none(pudp_get(pud))) {
 			t = krepl_early_table(PTRS_PER_PMD, sizeof(pmd_t));
 			if (!t)
@@ -314,6 +314,8 @@ static int __init krepl_populate_box(void)
 		if (g == PUD_SIZE)
 			continue;
 		pmd = pmd_offset(pud, addr);
+		if (WARN_ON(pmd_leaf(pmdp_get(pmd))))
+			return -EBUSY;
 		if (pmd_none(pmdp_get(pmd))) {
 			t = krepl_early_table(PTRS_PER_PTE, sizeof(pte_t));
 			if (!t)
@@ -325,15 +327,14 @@ static int __init krepl_populate_box(void)
 }
 
 /**
- * kernel_replication_reserve_va() - keep vmalloc out of the image's private tables
+ * kernel_replication_reserve_va() - lay out the image's private tables
  *
- * Called by the architecture before vmalloc_init().  The private top-level
- * entries are those covering the image and its module box (see
- * struct kernel_replication_layout).  Reserve the rest of those entries,
- * and the rest of the granules holding the image and the module window
- * (krepl_granule(): their tables are per node), so that only the box's
- * other granules can ever receive new mappings; their tables are
- * allocated before the copies and shared.
+ * Called by the architecture once the image's virtual areas are declared.
+ * The private top-level entries are those covering the image and its
+ * module box (see struct kernel_replication_layout).  From here on the
+ * tables under them are not freed (kernel_replication_shared_table());
+ * kernel_replication_reserve() gives that back if no node gets a copy, and
+ * otherwise reserves the virtual space and the box's shared tables.
  */
 void __init kernel_replication_reserve_va(void)
 {
@@ -341,8 +342,6 @@ void __init kernel_replication_reserve_va(void)
 	unsigned long text = (unsigned long)_text;
 	/* the data segment's vm area has a guard page */
 	unsigned long end = (unsigned long)_end + PAGE_SIZE;
-
-	unsigned long lo;
 
 	if (!krepl_enabled)
 		return;
@@ -352,6 +351,7 @@ void __init kernel_replication_reserve_va(void)
 	if (WARN_ON(layout.box_start > text || layout.box_end < end ||
 		    !is_power_of_2(layout.copy_align) ||
 		    layout.copy_align < PAGE_SIZE)) {
+		krepl_off_why = "off: the architecture's layout is invalid";
 		krepl_enabled = false;
 		return;
 	}
@@ -378,22 +378,47 @@ void __init kernel_replication_reserve_va(void)
 	/* The module window is private like the image: so is its granule. */
 	krepl_priv_lo = ALIGN_DOWN(krepl_mw_lo ?: text, krepl_granule());
 	krepl_priv_hi = ALIGN(end, krepl_granule());
-	if (krepl_populate_box()) {
-		pr_warn("cannot allocate the module box's page tables: replication is off\n");
-		krepl_off_why = "off: cannot allocate the module box's page tables";
-		krepl_enabled = false;
-		krepl_slot_lo = 0;
-		krepl_slot_hi = 0;
-		krepl_mw_lo = 0;
-		krepl_mw_hi = 0;
-		return;
-	}
-	lo = krepl_priv_lo;
+}
+
+/*
+ * Keep vmalloc out of the image's private tables: reserve the rest of the
+ * private top-level entries, and the rest of the granules holding the
+ * image and the module window (krepl_granule(): their tables are per
+ * node), so that only the box's other granules can ever receive new
+ * mappings, and give those their shared tables.  Only once a node has a
+ * copy: otherwise nothing is reserved and vmalloc may map blocks there.
+ * Before vmalloc_init(), which the early vm areas need.
+ */
+static int __init krepl_reserve_box(void)
+{
+	unsigned long text = (unsigned long)_text;
+	unsigned long end = (unsigned long)_end + PAGE_SIZE;
+	unsigned long lo = krepl_priv_lo;
+	int ret;
+
+	ret = krepl_populate_box();
+	if (ret)
+		return ret;
 	krepl_hole(&krepl_holes[0], krepl_slot_lo, min(krepl_box_lo, lo));
 	krepl_hole(&krepl_holes[1], lo, krepl_mw_lo ?: text);
 	krepl_hole(&krepl_mw_vm, krepl_mw_lo, krepl_mw_lo ? text : 0);
 	krepl_hole(&krepl_holes[2], end, krepl_priv_hi);
 	krepl_hole(&krepl_holes[3], max(krepl_box_hi, krepl_priv_hi), krepl_slot_hi);
+	return 0;
+}
+
+/* No copy will be used: tables in the box may be freed, no window. */
+static void __init krepl_forget_box(void)
+{
+	krepl_slot_lo = 0;
+	krepl_slot_hi = 0;
+	krepl_mw_lo = 0;
+	krepl_mw_hi = 0;
+}
+
+static bool krepl_has_copy(int nid)
+{
+	return krepl_nodes[nid].use == nid && nid != krepl_master_node;
 }
 
 /*
@@ -452,11 +477,13 @@ void __init kernel_replication_reserve(void)
 		krepl_nodes[nid].use = NUMA_NO_NODE;
 	if (!krepl_enabled) {
 		krepl_reason = krepl_off_why;
+		krepl_forget_box();
 		return;
 	}
 	/* mark_rodata_ro() is never called: the copies would never be used. */
 	if (!rodata_enabled) {
 		krepl_reason = "off (rodata=off: text and rodata are never final)";
+		krepl_forget_box();
 		return;
 	}
 
@@ -498,8 +525,27 @@ void __init kernel_replication_reserve(void)
 		pr_info("node %d has no copy: its CPUs use node %d's\n", nid,
 			krepl_nodes[nid].use);
 	}
-	if (!krepl_copies)
+	if (!krepl_copies) {
 		krepl_reason = "no node other than the image's has CPUs and a copy";
+		krepl_forget_box();
+		return;
+	}
+	if (krepl_reserve_box()) {
+		/*
+		 * The tables already installed stay, and so does the slot:
+		 * memblock pages must never reach pmd_free_pte_page().
+		 */
+		pr_warn("cannot allocate the module box's page tables: replication is off\n");
+		krepl_reason = "cannot allocate the module box's page tables";
+		for_each_node(nid) {
+			if (krepl_has_copy(nid))
+				memblock_phys_free(krepl_nodes[nid].base, krepl_size);
+			krepl_nodes[nid].use = NUMA_NO_NODE;
+		}
+		krepl_copies = 0;
+		krepl_mw_lo = 0;
+		krepl_mw_hi = 0;
+	}
 }
 
 /**
@@ -523,11 +569,6 @@ bool kernel_replication_shared_table(unsigned long addr, unsigned long size)
 	 */
 	return krepl_slot_hi && addr >= krepl_slot_lo && addr < krepl_slot_hi &&
 	       size >= krepl_granule();
-}
-
-static bool krepl_has_copy(int nid)
-{
-	return krepl_nodes[nid].use == nid && nid != krepl_master_node;
 }
 
 /*
