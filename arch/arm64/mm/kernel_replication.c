@@ -40,12 +40,12 @@ void __init arch_kernel_replication_layout(struct kernel_replication_layout *lay
 	layout->window_end = ALIGN_DOWN(text, SZ_2M);
 	layout->window_start = layout->window_end - KERNEL_REPLICATION_WINDOW_MAX;
 	/*
-	 * Blocks (2 MiB with 4K pages, 32 MiB with 16K) and contiguous PTE
-	 * ranges (2 MiB with every granule).  A 512 MiB block of 64K pages
-	 * is larger than the image: it never maps it, and 32 MiB covers the
-	 * contiguous ranges.
+	 * The largest mapping of the image: a block (2 MiB with 4K pages,
+	 * 32 MiB with 16K), or with 64K pages a contiguous PTE range (2 MiB):
+	 * a 512 MiB block is larger than the image and never maps it, and a
+	 * larger alignment would only make the copies harder to allocate.
 	 */
-	layout->copy_align = min_t(unsigned long, PMD_SIZE, SZ_32M);
+	layout->copy_align = IS_ENABLED(CONFIG_ARM64_64K_PAGES) ? CONT_PTE_SIZE : PMD_SIZE;
 }
 
 /**
