@@ -66,7 +66,7 @@ ROUNDS ?= 5
 KINDS ?=
 
 CONFIGS_ACCEPTED := default debug swpan huge
-PAGES_ACCEPTED := 4k 16k 64k
+PAGES_ACCEPTED := 4k 16k 64k 64k52
 
 define accept
 $(if $(filter-out 1,$(words $($(1)))),$(error $(1)='$($(1))' is not accepted; use one of: $(2)))

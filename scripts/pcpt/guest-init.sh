@@ -49,7 +49,11 @@ report()
 	echo "PCPT-REPORT-BEGIN"
 	pages=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_ARM64_\([0-9]*K\)_PAGES=y/\1/p')
 	vabits=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_ARM64_VA_BITS=//p')
-	echo "kernel:  $(uname -r) ($(uname -m)), ${pages:-?} pages, ${vabits:-?}-bit VA"
+	# A 52-bit VA kernel runs with 48 bits on a CPU without FEAT_LVA.
+	running=
+	[ "$vabits" = 52 ] && ! dmesg | grep -q '52-bit Virtual Addressing (LVA)' &&
+		running=", running with 48-bit VA (no LVA)"
+	echo "kernel:  $(uname -r) ($(uname -m)), ${pages:-?} pages, ${vabits:-?}-bit VA$running"
 	echo "cmdline: $(cat /proc/cmdline)"
 	echo "nodes:   $(cat /sys/devices/system/node/online) online"
 	for n in /sys/devices/system/node/node[0-9]*; do

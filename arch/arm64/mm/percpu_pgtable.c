@@ -232,11 +232,21 @@ bool arch_percpu_pgtable_same(pgd_t master, pgd_t copy)
 /**
  * arch_percpu_pgtable_loaded() - the root this CPU translates through
  *
- * Return: the physical address in TTBR1_EL1, without ASID and CnP.
+ * notrace: the resume check calls it before the function tracer may run.
+ *
+ * Return: the physical address in TTBR1_EL1, without ASID and CnP, with
+ * PA[51:48] moved back from TTBR bits [5:2] (52-bit PA), and without the
+ * offset that offset_ttbr1 adds when a 52-bit VA kernel runs on a CPU
+ * without LVA (every root is page aligned, the offset is within a page).
  */
-phys_addr_t arch_percpu_pgtable_loaded(void)
+notrace phys_addr_t arch_percpu_pgtable_loaded(void)
 {
-	return read_sysreg(ttbr1_el1) & ~(TTBR_ASID_MASK | TTBR_CNP_BIT);
+	u64 ttbr = read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 1);
+
+#ifdef CONFIG_ARM64_PA_BITS_52
+	ttbr = (ttbr & GENMASK_ULL(47, 6)) | ((ttbr & GENMASK_ULL(5, 2)) << 46);
+#endif
+	return ttbr & PAGE_MASK;
 }
 
 /**
