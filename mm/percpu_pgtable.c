@@ -110,6 +110,21 @@ static inline bool pcpt_test_alloc_fails(unsigned int cpu)
 #endif
 
 /**
+ * percpu_pgtable_wanted() - will percpu_pgtable_init() build the roots?
+ *
+ * For clients that reserve memory at boot, before the roots exist: false
+ * when the feature is switched off on the command line.  The roots may
+ * still fail later; percpu_pgtable_active() says whether they did not.
+ *
+ * Context: boot, before percpu_pgtable_init().
+ * Return: true unless percpu_pgtable=off.
+ */
+bool __init percpu_pgtable_wanted(void)
+{
+	return pcpt_enabled;
+}
+
+/**
  * percpu_pgtable_active() - are CPUs running on per-CPU roots?
  *
  * Return: true once the roots are built and the propagation point is in

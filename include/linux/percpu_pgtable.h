@@ -61,6 +61,7 @@ struct percpu_pgtable_client {
 #ifdef CONFIG_PERCPU_PGTABLE
 
 /* For clients. */
+bool __init percpu_pgtable_wanted(void);
 bool percpu_pgtable_active(void);
 pgd_t *percpu_pgtable_root(unsigned int cpu);
 int percpu_pgtable_register_client(struct percpu_pgtable_client *client);
@@ -71,6 +72,11 @@ void __init percpu_pgtable_init(void);
 bool percpu_pgtable_set_entry(pgd_t *pgdp, pgd_t pgd);
 
 #else /* !CONFIG_PERCPU_PGTABLE */
+
+static inline bool percpu_pgtable_wanted(void)
+{
+	return false;
+}
 
 static inline bool percpu_pgtable_active(void)
 {
