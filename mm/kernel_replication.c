@@ -486,6 +486,11 @@ void __init kernel_replication_reserve(void)
 		krepl_forget_box();
 		return;
 	}
+	if (!percpu_pgtable_wanted()) {
+		krepl_reason = "per-CPU kernel page tables are off";
+		krepl_forget_box();
+		return;
+	}
 
 	krepl_master_pa = __pa_symbol(_stext);
 	krepl_size = PAGE_ALIGN((unsigned long)__end_rodata - (unsigned long)_stext);

@@ -14,16 +14,25 @@ debugfs_mount
 tr_present || { skip "text replication not built in"; }
 st="$TR_DEBUGFS/status"
 
+# The virtual space kept from vmalloc around the image ("holes", see the
+# rst) is reserved only when a node gets a copy: with one node,
+# kernel_replication=off or percpu_pgtable=off vmalloc may use it, block
+# mappings included.
+holes=$(grep -c 'kernel_replication_reserve_va' /proc/vmallocinfo)
 if why=$(tr_why_inactive); then
 	if tr_active; then
 		fail "active although $why"
 	else
 		pass "inactive with $why ($(sed -n 's/^reason: //p' "$st"))"
 	fi
+	[ "$holes" -eq 0 ] && pass "no virtual space reserved ($why)" ||
+		fail "$holes areas of /proc/vmallocinfo reserved for replication, with $why"
 	finish
 fi
 tr_active || { fail "inactive: $(sed -n 's/^reason: //p' "$st")"; finish; }
 pass "active"
+[ "$holes" -gt 0 ] && pass "$holes areas of /proc/vmallocinfo reserved around the image" ||
+	fail "active, but no area of /proc/vmallocinfo reserved around the image"
 
 failnodes=" $(tr_testfail_nodes) "
 memless=$(cmdline_opt memless "")
