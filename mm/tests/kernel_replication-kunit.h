@@ -90,6 +90,128 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 }
 #endif
 
+/*
+ * The entry one level below the top for @addr in @root: the one pointing
+ * at the table krepl_granule() covers (a PUD entry with four levels, a
+ * PMD entry with three).
+ */
+static u64 krepl_test_granule_entry(pgd_t *root, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset_pgd(root, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+
+	if (pgd_none(pgdp_get(pgd)))
+		return 0;
+	p4d = p4d_offset(pgd, addr);
+	pud = pud_offset(p4d, addr);
+	if (krepl_granule() == PUD_SIZE)
+		return pud_val(pudp_get(pud));
+	return pmd_val(pmdp_get(pmd_offset(pud, addr)));
+}
+
+/* The frame @root translates @addr to through PMD blocks or pages, or 0. */
+static unsigned long krepl_test_pfn(pgd_t *root, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset_pgd(root, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+	pte_t pte;
+
+	if (pgd_none(pgdp_get(pgd)))
+		return 0;
+	p4d = p4d_offset(pgd, addr);
+	pud = pud_offset(p4d, addr);
+	if (pud_none(pudp_get(pud)) || pud_leaf(pudp_get(pud)))
+		return 0;
+	pmd = pmd_offset(pud, addr);
+	if (pmd_none(pmdp_get(pmd)))
+		return 0;
+	if (pmd_leaf(pmdp_get(pmd)))
+		return pmd_pfn(pmdp_get(pmd)) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+	pte = ptep_get(pte_offset_kernel(pmd, addr));
+	return pte_present(pte) ? pte_pfn(pte) : 0;
+}
+
+/*
+ * Every granule of the box outside the private span has a table in the
+ * master, allocated at boot, and every node's own table above it points
+ * at that same table: a mapping made there reaches all nodes.  A vmalloc
+ * area placed in such a granule translates to the same pages through
+ * every node's tables.  Runs once replication is active (ktext_maint.sh
+ * reruns the suite after boot).
+ */
+static void krepl_test_box_shared(struct kunit *test)
+{
+	unsigned long addr, lo, hi, size, g = krepl_granule(), n = 0;
+	pgd_t *root;
+	void *area;
+	int nid;
+
+	if (!READ_ONCE(krepl_active))
+		return;
+	for (addr = ALIGN_DOWN(krepl_box_lo, g); addr < krepl_box_hi; addr += g) {
+		u64 master;
+
+		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
+			continue;
+		master = krepl_test_granule_entry(init_mm.pgd, addr);
+		KUNIT_EXPECT_TRUE_MSG(test, master && !(g == PUD_SIZE ?
+				      pud_leaf(__pud(master)) : pmd_leaf(__pmd(master))),
+				      "%#lx: master entry %#llx is not a table", addr, master);
+		for_each_node(nid) {
+			pgd_t *node_pgd = krepl_nodes[nid].pgd;
+
+			if (!krepl_has_copy(nid) || !node_pgd)
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, krepl_test_granule_entry(node_pgd, addr),
+					    master, "%#lx: node %d", addr, nid);
+		}
+		n++;
+	}
+	kunit_info(test, "box: %lu shared granules checked\n", n);
+	KUNIT_EXPECT_GT(test, n, 0);
+
+	/*
+	 * Shared granules below the private span, else above it.  Two PMDs'
+	 * worth where that is small, so vmalloc may try a block mapping.
+	 */
+	lo = ALIGN(krepl_box_lo, g);
+	hi = krepl_priv_lo;
+	size = min_t(unsigned long, 2 * PMD_SIZE, SZ_64M);
+	if (hi < lo + size) {
+		lo = krepl_priv_hi;
+		hi = ALIGN_DOWN(krepl_box_hi, g);
+	}
+	if (hi < lo + size)
+		kunit_skip(test, "no shared %lu KiB in the box", size >> 10);
+	area = __vmalloc_node_range(size, PAGE_SIZE, lo, hi, GFP_KERNEL,
+				    PAGE_KERNEL, VM_ALLOW_HUGE_VMAP,
+				    NUMA_NO_NODE, __builtin_return_address(0));
+	if (!area)
+		kunit_skip(test, "cannot vmalloc %lu KiB in %#lx-%#lx", size >> 10, lo, hi);
+	for_each_node(nid) {
+		unsigned int cpu = cpumask_first(cpumask_of_node(nid));
+
+		if (!krepl_has_copy(nid) || !krepl_nodes[nid].pgd || cpu >= nr_cpu_ids)
+			continue;
+		root = percpu_pgtable_root(cpu);
+		if (!root)
+			continue;
+		for (addr = (unsigned long)area; addr < (unsigned long)area + size;
+		     addr += PAGE_SIZE) {
+			if (krepl_test_pfn(root, addr) != vmalloc_to_pfn((void *)addr)) {
+				KUNIT_FAIL(test, "node %d (cpu%u): %#lx maps pfn %#lx, not %#lx",
+					   nid, cpu, addr, krepl_test_pfn(root, addr),
+					   vmalloc_to_pfn((void *)addr));
+				break;
+			}
+		}
+	}
+	vfree(area);
+}
+
 /* SLIT distances need not be symmetric: 1 -> 3 is 15, 3 -> 1 is 25. */
 static const int krepl_test_dist[4][4] = {
 	{ 10, 20, 20, 20 },
@@ -141,6 +263,7 @@ static void krepl_test_nearest(struct kunit *test)
 static struct kunit_case krepl_test_cases[] = {
 	KUNIT_CASE(krepl_test_nearest),
 	KUNIT_CASE(krepl_test_module_rw_refused),
+	KUNIT_CASE(krepl_test_box_shared),
 	{}
 };
 

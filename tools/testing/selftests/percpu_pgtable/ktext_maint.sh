@@ -47,6 +47,10 @@ want=0
 got=$(echo "$res" | sed -n 's/.*copies written: \([0-9]*\).*/\1/p' | tail -1)
 [ "$got" = "$want" ] ||
 	fail "the patching case wrote ${got:-no} copies, the status has $want"
+if [ "$active" = active ]; then
+	echo "$res" | grep -q "box: [1-9][0-9]* shared granules checked" ||
+		fail "the box case did not run, with replication active"
+fi
 if tr_modules; then
 	echo "$res" | grep -q "module window: [0-9]* node copies" ||
 		fail "the module window case did not run, with the window set up"
