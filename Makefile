@@ -40,20 +40,30 @@ CHECK_CONFIGS ?= default debug
 # scripts/pcpt/check.sh).  The ftrace direct samples that patch
 # functions every CPU runs boot on single-threaded TCG (ktext_writers.sh).
 # They run the text replica's load and patching stress briefly: the full
-# counts run in the default and debug boots.
+# counts run in the default and debug boots.  The boot with a node without
+# memory runs what that node changes (which copy its CPUs use, CPUs
+# brought up late), not the patching and LKDTM tests (session 11: CI time).
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
 	default:4k:$(KTEXT_LIGHT):1 \
 	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
-	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect|ktext_patching|ktext_lkdtm,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
+	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
 # unpatched base kernel as well (README, Status).
-MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: swpan:4k:
+# Every page size and VA size with the whole suite; 64K/52 also on a CPU
+# without LVA (48-bit VA from the same tables); the small module window
+# at 16K and 64K (sizes as at 4K: the observer, one ktext_big module, then
+# room for a text but not its rodata); vmalloc block mappings at 16K/64K.
+MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: default:64k: \
+	default:64k52: default:64k52::CPU=cortex-a57 swpan:4k: \
+	default:16k:kernel_replication_modules=688K,pcpt.only=ktext_mw_full \
+	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
+	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT)
 BENCH_ITERS ?= 3
 VMEM_MB ?= 1024
 # make repeat: consecutive boots, each running the selftests matching TEST.
