@@ -339,33 +339,32 @@ static unsigned long pcpw_test_pte_tables(unsigned int cpu)
 	return n;
 }
 
-/* The largest chunk in the lists: the first chunk may be smaller than a unit. */
-static unsigned long pcpw_test_chunk_bytes(void)
+/*
+ * How many chunks there are, and in @bytes (if not NULL) the size of the
+ * largest: the first chunk may be smaller than a unit.
+ */
+static unsigned int pcpw_test_chunks(unsigned long *bytes)
 {
 	struct pcpu_chunk *chunk;
-	unsigned long bytes = 0;
-	int slot;
-
-	spin_lock_irq(&pcpu_lock);
-	for (slot = 0; slot < pcpu_nr_slots; slot++)
-		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list)
-			bytes = max(bytes, (unsigned long)chunk->nr_pages << PAGE_SHIFT);
-	spin_unlock_irq(&pcpu_lock);
-	return bytes;
-}
-
-static unsigned int pcpw_test_nr_chunks(void)
-{
-	struct pcpu_chunk *chunk;
+	unsigned long largest = 0;
 	unsigned int n = 0;
 	int slot;
 
 	spin_lock_irq(&pcpu_lock);
 	for (slot = 0; slot < pcpu_nr_slots; slot++)
-		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list)
+		list_for_each_entry(chunk, &pcpu_chunk_lists[slot], list) {
+			largest = max(largest, (unsigned long)chunk->nr_pages << PAGE_SHIFT);
 			n++;
+		}
 	spin_unlock_irq(&pcpu_lock);
+	if (bytes)
+		*bytes = largest;
 	return n;
+}
+
+static unsigned int pcpw_test_nr_chunks(void)
+{
+	return pcpw_test_chunks(NULL);
 }
 
 /*
@@ -383,14 +382,14 @@ static unsigned int pcpw_test_nr_chunks(void)
 static void pcpw_test_tables_bounded(struct kunit *test)
 {
 	void __percpu **objs;
-	unsigned long tables[4];
+	unsigned long tables[4], bytes;
 	unsigned int chunks0, i, max, nr;
 	int round, o;
 
 	if (!pcpw_offset)
 		kunit_skip(test, "window not in use");
-	chunks0 = pcpw_test_nr_chunks();
-	max = DIV_ROUND_UP((chunks0 + 2) * pcpw_test_chunk_bytes(), SZ_8K) + 1;
+	chunks0 = pcpw_test_chunks(&bytes);
+	max = DIV_ROUND_UP((chunks0 + 2) * bytes, SZ_8K) + 1;
 	objs = kunit_kcalloc(test, max, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	for (round = 0; round < 4; round++) {
