@@ -101,14 +101,17 @@ static const char *krepl_reason __read_mostly =
 static bool krepl_active __read_mostly;
 
 /* The module box and the top-level range that holds it and the image. */
-static unsigned long krepl_box_lo, krepl_box_hi __ro_after_init;
-static unsigned long krepl_slot_lo, krepl_slot_hi __ro_after_init;
+static unsigned long krepl_box_lo __ro_after_init;
+static unsigned long krepl_box_hi __ro_after_init;
+static unsigned long krepl_slot_lo __ro_after_init;
+static unsigned long krepl_slot_hi __ro_after_init;
 /*
  * The range whose tables one level above the image's leaves are the
  * node's own: whole granules (krepl_granule()) around the image and the
  * module window.  Only the image and the window are mapped in it.
  */
-static unsigned long krepl_priv_lo, krepl_priv_hi __ro_after_init;
+static unsigned long krepl_priv_lo __ro_after_init;
+static unsigned long krepl_priv_hi __ro_after_init;
 /* Alignment of each copy to the master, for blocks and contiguous hints. */
 static unsigned long krepl_copy_align __ro_after_init;
 
@@ -291,9 +294,7 @@ static int __init krepl_populate_box(void)
 		/* Copied for each node, not shared. */
 		if (addr >= krepl_priv_lo && addr < krepl_priv_hi)
 			continue;
-		/* The box's top-level entries hold the image: they exist. */
-		if (WARN_ON(pgd_none(pgdp_get(pgd))))
-			return -EINVAL;
+		/* The p4d level is folded on every configuration with the box. */
 		p4d = p4d_offset(pgd, addr);
 		if (p4d_none(p4dp_get(p4d))) {
 			t = krepl_early_table(PTRS_PER_PUD, sizeof(pud_t));
@@ -540,12 +541,14 @@ void __init kernel_replication_reserve(void)
 		 * The tables already installed stay, and so does the slot:
 		 * memblock pages must never reach pmd_free_pte_page().
 		 */
-		pr_warn("cannot allocate the module box's page tables: replication is off\n");
+		pr_warn("cannot allocate the module box's page tables: every node uses the master copy\n");
 		krepl_reason = "cannot allocate the module box's page tables";
-		for_each_node(nid) {
-			if (krepl_has_copy(nid))
+		for_each_node_mask(nid, want) {
+			if (krepl_has_copy(nid)) {
 				memblock_phys_free(krepl_nodes[nid].base, krepl_size);
-			krepl_nodes[nid].use = NUMA_NO_NODE;
+				krepl_nodes[nid].base = 0;
+			}
+			krepl_nodes[nid].use = krepl_master_node;
 		}
 		krepl_copies = 0;
 		krepl_mw_lo = 0;

@@ -232,14 +232,12 @@ bool arch_percpu_pgtable_same(pgd_t master, pgd_t copy)
 /**
  * arch_percpu_pgtable_loaded() - the root this CPU translates through
  *
- * notrace: the resume check calls it before the function tracer may run.
- *
  * Return: the physical address in TTBR1_EL1, without ASID and CnP, with
  * PA[51:48] moved back from TTBR bits [5:2] (52-bit PA), and without the
  * offset that offset_ttbr1 adds when a 52-bit VA kernel runs on a CPU
  * without LVA (every root is page aligned, the offset is within a page).
  */
-notrace phys_addr_t arch_percpu_pgtable_loaded(void)
+phys_addr_t arch_percpu_pgtable_loaded(void)
 {
 	u64 ttbr = read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 1);
 
