@@ -126,8 +126,13 @@ static int __init pcpt_bench_init(void)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Whole slots strictly inside the vmalloc range, empty at the root. */
-	root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 1));
+	/*
+	 * Whole slots strictly inside the vmalloc range, empty at the root.
+	 * Roots are page aligned: the page mask drops ASID, CnP and the
+	 * offset a 52-bit VA kernel adds without LVA (the bench runs with
+	 * 48-bit physical addresses, so TTBR bits [5:2] hold none).
+	 */
+	root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, PAGE_SHIFT));
 	for (addr = ALIGN(VMALLOC_START, SLOT_SIZE);
 	     addr && addr + SLOT_SIZE <= VMALLOC_END && n < iters;
 	     addr += SLOT_SIZE)
