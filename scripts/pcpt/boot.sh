@@ -157,6 +157,7 @@ fi
 quiet=()
 [ "${QUIET:-0}" = 1 ] && quiet=(--quiet)
 : > "$log"
+: > "$log.times"
 sysmap=$(dirname "$image")/../../../System.map
 [ -f "$sysmap" ] || sysmap=
 run_qemu()
@@ -170,7 +171,8 @@ run_qemu()
 	) </dev/null >/dev/null 2>&1 &
 	regs=$!
 	timeout --foreground -k 10 "$TIMEOUT" qemu-system-aarch64 "$@" </dev/null 2>&1 |
-		python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" "${quiet[@]}"
+		python3 "$here/qmp-watch.py" --log "$log" --qmp "$qmpdir/qmp.sock" \
+			--times "$log.times" "${quiet[@]}"
 	rc_q=${PIPESTATUS[0]}
 	kill "$regs" 2>/dev/null
 	wait "$regs" 2>/dev/null

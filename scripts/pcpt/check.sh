@@ -44,6 +44,9 @@ for e in $entries; do
 	$make -s --no-print-directory check-one CONFIG="$cfg" PAGES="$pages" \
 		CMDLINE="$cmd" LOGTAG="$tag" "${opts[@]}"
 	echo "pcpt: $tag took $(($(date +%s) - t0)) s"
+	# The slowest tests of that boot (host seconds, boot.sh's .times).
+	sort -rn "$logdir/check-$tag.log.times" 2>/dev/null | head -3 |
+		sed 's/^/pcpt:   slow: /'
 	jsons+=("$logdir/check-$tag.log.json")
 done
 echo "pcpt: whole check took $(($(date +%s) - start)) s"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Copy a guest console to a log and act on the guest's QMP requests.
 
-Usage: qmp-watch.py --log LOG [--qmp SOCKET] [--quiet]
+Usage: qmp-watch.py --log LOG [--qmp SOCKET] [--quiet] [--times FILE]
 
 Reads QEMU's console output on stdin, appends every line to LOG and, unless
 --quiet, to stdout.  A console line
@@ -14,15 +14,23 @@ hotplug selftest resizes its virtio-mem device this way).  Only the
 (DEVICE, PROPERTY) pairs in ALLOWED are honoured; the outcome is written
 to LOG as a "pcpt-qmp:" line so a failed request is visible next to the
 test that made it.
+
+With --times, each selftest's result line ("ok N selftests: ...") is
+also appended to FILE with the host seconds since the previous one (or
+since the runner started), so the slow tests of a boot can be found
+without timestamps in the guest (TCG wall time: indicative only).
 """
 import argparse
 import json
 import re
 import socket
 import sys
+import time
 
 ALLOWED = {("vm0", "requested-size")}
 REQUEST = re.compile(rb"PCPT-QMP: qom-set (\S+) (\S+) (\d+)\s*$")
+RESULT = re.compile(rb"^(?:not )?ok \d+ selftests: ")
+RUNNER = re.compile(rb"^PCPT-KSELFTEST-BEGIN")
 
 
 def qmp(path, command, arguments):
@@ -72,11 +80,22 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--qmp")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--times")
     a = ap.parse_args()
     out = sys.stdout.buffer
+    times = open(a.times, "a", encoding="utf-8") if a.times else None
+    last = time.monotonic()
     with open(a.log, "ab") as log:
         for line in sys.stdin.buffer:
             log.write(line)
+            if RUNNER.match(line):
+                last = time.monotonic()
+            if times and RESULT.match(line):
+                now = time.monotonic()
+                text = line.decode(errors="replace").rstrip()
+                times.write(f"{now - last:7.1f} {text}\n")
+                times.flush()
+                last = now
             if not a.quiet:
                 out.write(line)
                 out.flush()
