@@ -43,7 +43,19 @@ CHECK_CONFIGS ?= default debug
 # counts run in the default and debug boots.  The boot with a node without
 # memory runs what that node changes (which copy its CPUs use, CPUs
 # brought up late), not the patching and LKDTM tests (session 11: CI time).
+empty :=
+space := $(empty) $(empty)
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
+# Every boot option of the project with empty, garbage and out-of-range
+# values, each warned about, the defaults used (pcpt_bad_input.sh; '~' is
+# a comma: "1,zz", last, sets CPU 1 before the list fails to parse).
+BAD_PCPT := percpu_pgtable=,percpu_pgtable=maybe,percpu_pgtable=ON,percpu_pgtable_testfail=,\
+percpu_pgtable_testfail=100000,percpu_pgtable_testfail=1~zz
+BAD_KREPL := kernel_replication=,kernel_replication=2,kernel_replication_testfail=,\
+kernel_replication_testfail=x,kernel_replication_testfail=99999,kernel_replication_testfail=1~zz
+BAD_KREPL_MW := kernel_replication_modules=,kernel_replication_modules=-1,\
+kernel_replication_modules=1G,kernel_replication_modules=12Q,kernel_replication_modules=4K
+BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),$(BAD_KREPL),$(BAD_KREPL_MW))
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
@@ -51,6 +63,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
 	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
+	default:4k:$(BAD_INPUT):TAG=bad_input \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the

@@ -5,9 +5,11 @@
 # print every failure and the final "N passed, N failed" line.  Exits
 # non-zero on any failure.
 #
-# CMDLINE may be empty; a comma in it stands for a space.  Each further
-# FIELD is NAME=VALUE for one boot option of that run (NODES, CPU,
-# HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the Makefile), or a bare number, which is NODES.
+# CMDLINE may be empty; a comma in it stands for a space, a '~' for a
+# comma.  Each further FIELD is NAME=VALUE for one boot option of that
+# run (NODES, CPU, HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the
+# Makefile), a bare number, which is NODES, or TAG=NAME, the log's name
+# when CMDLINE is too long for one.
 #
 # Usage: check.sh MAKE LOGDIR "ENTRY..."
 set -uo pipefail
@@ -19,12 +21,20 @@ jsons=()
 for e in $entries; do
 	IFS=: read -r cfg pages cmd rest <<<"$e"
 	cmd=${cmd//,/ }
+	cmd=${cmd//\~/,}
 	[ -n "$cmd" ] || cmd=${CMDLINE:-}
-	opts=() suffix=
+	opts=() suffix= name=
 	IFS=: read -ra fields <<<"$rest"
 	for f in "${fields[@]}"; do
 		case "$f" in
 		'') ;;
+		TAG=*)
+			name=${f#*=}
+			case "$name" in
+			''|*[!A-Za-z0-9_.-]*)
+				echo "pcpt: error: '$f' in check entry '$e': a TAG is letters, digits, '_', '.' or '-'" >&2
+				exit 2 ;;
+			esac ;;
 		[0-9]*) opts+=("NODES=$f"); suffix+="-${f}node" ;;
 		NODES=*|CPU=*|HIBERNATE=*|KEXEC=*|MEMLESS=*|TCG_THREAD=*)
 			opts+=("$f")
@@ -35,11 +45,12 @@ for e in $entries; do
 			CPU=*) suffix+="-${f#*=}" ;;
 			KEXEC=1) suffix+="-kexec" ;;
 			esac ;;
-		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC=, MEMLESS=, TCG_THREAD= or a node count)" >&2
+		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC=, MEMLESS=, TCG_THREAD=, TAG= or a node count)" >&2
 		   exit 2 ;;
 		esac
 	done
 	tag="$cfg-$pages${cmd:+-$(echo "$cmd" | tr -c 'A-Za-z0-9_.\n-' '_')}$suffix"
+	[ -n "$name" ] && tag="$cfg-$pages-$name$suffix"
 	t0=$(date +%s)
 	$make -s --no-print-directory check-one CONFIG="$cfg" PAGES="$pages" \
 		CMDLINE="$cmd" LOGTAG="$tag" "${opts[@]}"
