@@ -91,9 +91,12 @@ static struct cpumask pcpt_testfail __initdata;
 
 static int __init percpu_pgtable_testfail_param(char *arg)
 {
-	if (!arg || cpulist_parse(arg, &pcpt_testfail))
+	/* A list that fails to parse may have set some CPUs already. */
+	if (!arg || !*arg || cpulist_parse(arg, &pcpt_testfail)) {
 		pr_warn("percpu_pgtable_testfail=%s is not a CPU list (e.g. 1,3-4); ignored\n",
 			arg ? arg : "");
+		cpumask_clear(&pcpt_testfail);
+	}
 	return 0;
 }
 early_param("percpu_pgtable_testfail", percpu_pgtable_testfail_param);
