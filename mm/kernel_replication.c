@@ -211,7 +211,7 @@ early_param("kernel_replication_modules", kernel_replication_modules_param);
 /* For tests: pretend that the copy for these nodes cannot be allocated. */
 static int __init kernel_replication_testfail_param(char *arg)
 {
-	if (!arg || nodelist_parse(arg, krepl_testfail)) {
+	if (!arg || !*arg || nodelist_parse(arg, krepl_testfail)) {
 		pr_warn("kernel_replication_testfail=%s: expected a node list such as 1 or 1-2; ignored\n",
 			arg ?: "");
 		nodes_clear(krepl_testfail);
