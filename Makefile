@@ -56,9 +56,19 @@ kernel_replication_testfail=x,kernel_replication_testfail=99999,kernel_replicati
 BAD_KREPL_MW := kernel_replication_modules=,kernel_replication_modules=-1,\
 kernel_replication_modules=1G,kernel_replication_modules=12Q,kernel_replication_modules=4K
 BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),$(BAD_KREPL),$(BAD_KREPL_MW))
-CHECK_EXTRA ?= default:4k:percpu_pgtable=off,$(KTEXT_LIGHT) \
-	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,$(KTEXT_LIGHT) \
-	default:4k:kernel_replication=off,$(KTEXT_LIGHT) \
+# The boots with an option off or an allocation made to fail run the
+# tests whose outcome the option changes, not those that would run as in
+# the default boot (session 12: CI time; the per-test times are in each
+# log's .times file).
+ONLY_PCPT_OFF := pcpt_status|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpw_counter|kernel_selftests|\
+	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_patching|ktext_modload
+ONLY_TESTFAIL := pcpt_status|pcpt_dump|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpt_modules|pcpw_counter|\
+	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_protect|ktext_patching|ktext_execmem|\
+	ktext_modload|ktext_lkdtm
+ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_
+CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_PCPT_OFF)),$(KTEXT_LIGHT):TAG=pcpt_off \
+	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,pcpt.only=$(subst $(space),,$(ONLY_TESTFAIL)),$(KTEXT_LIGHT):TAG=testfail \
+	default:4k:kernel_replication=off,pcpt.only=$(ONLY_KREPL_OFF),$(KTEXT_LIGHT):TAG=krepl_off \
 	default:4k:$(KTEXT_LIGHT):1 \
 	default:4k:kernel_replication_modules=556K,pcpt.only=ktext_mw_full \
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
