@@ -72,12 +72,15 @@ static bool pcpt_protected;
 
 static int __init percpu_pgtable_param(char *arg)
 {
-	if (!arg || !strcmp(arg, "on"))
+	if (!arg || !strcmp(arg, "on")) {
 		pcpt_enabled = true;
-	else if (!strcmp(arg, "off"))
+	} else if (!strcmp(arg, "off")) {
 		pcpt_enabled = false;
-	else
+	} else {
+		/* Also over an earlier percpu_pgtable=off: as the warning says. */
 		pr_warn("unknown percpu_pgtable=%s (accepted: on, off); using on\n", arg);
+		pcpt_enabled = true;
+	}
 	return 0;
 }
 early_param("percpu_pgtable", percpu_pgtable_param);
@@ -91,9 +94,12 @@ static struct cpumask pcpt_testfail __initdata;
 
 static int __init percpu_pgtable_testfail_param(char *arg)
 {
-	/* A list that fails to parse may have set some CPUs already. */
+	/*
+	 * A list that fails to parse may have set some CPUs already; the
+	 * default, none, replaces it and any earlier list.
+	 */
 	if (!arg || !*arg || cpulist_parse(arg, &pcpt_testfail)) {
-		pr_warn("percpu_pgtable_testfail=%s is not a CPU list (e.g. 1,3-4); ignored\n",
+		pr_warn("percpu_pgtable_testfail=%s is not a CPU list (e.g. 1,3-4); using none\n",
 			arg ? arg : "");
 		cpumask_clear(&pcpt_testfail);
 	}
