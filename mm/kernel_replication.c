@@ -44,6 +44,7 @@
 #include <linux/kernel_replication.h>
 #include <linux/kmemleak.h>
 #include <linux/kprobes.h>
+#include <linux/kstrtox.h>
 #include <linux/ktime.h>
 #include <linux/memblock.h>
 #include <linux/mm.h>
@@ -55,6 +56,7 @@
 #include <linux/pgalloc.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
@@ -185,18 +187,59 @@ static int __init kernel_replication_param(char *arg)
 early_param("kernel_replication", kernel_replication_param);
 
 /*
+ * Decimal bytes with an optional K, M or G suffix.  memparse() wraps
+ * silently ("16E" or 2^64 would read as 0, turning module replication
+ * off); here too many digits or a shift past 64 bits is an error.
+ */
+static int __init krepl_parse_size(const char *arg, unsigned long long *size)
+{
+	size_t len = strspn(arg, "0123456789");
+	unsigned int shift = 0;
+	unsigned long long n;
+	char digits[21];
+
+	if (!len || len >= sizeof(digits))
+		return -EINVAL;
+	memcpy(digits, arg, len);
+	digits[len] = '\0';
+	if (kstrtoull(digits, 10, &n))
+		return -ERANGE;
+	switch (arg[len]) {
+	case '\0':
+		break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift && arg[len + 1])
+		return -EINVAL;
+	if (n > (ULLONG_MAX >> shift))
+		return -ERANGE;
+	*size = n << shift;
+	return 0;
+}
+
+/*
  * The window's size is fixed by the layout; a smaller limit leaves room
  * for fewer modules (0: none is replicated), which is how the tests fill it.
  */
 static int __init kernel_replication_modules_param(char *arg)
 {
 	unsigned long long size = 0;
-	char *end = arg;
 
-	if (arg)
-		size = memparse(arg, &end);
 	/* Anything but 0 must hold one page and its guard. */
-	if (!arg || end == arg || *end || size > KREPL_MW_SIZE ||
+	if (!arg || krepl_parse_size(arg, &size) || size > KREPL_MW_SIZE ||
 	    (size && size < 2 * PAGE_SIZE)) {
 		pr_warn("kernel_replication_modules=%s: expected 0 or a size from %luK to %uM; using %uM\n",
 			arg ?: "", 2 * PAGE_SIZE >> 10, KREPL_MW_SIZE >> 20,
@@ -212,7 +255,7 @@ early_param("kernel_replication_modules", kernel_replication_modules_param);
 static int __init kernel_replication_testfail_param(char *arg)
 {
 	if (!arg || !*arg || nodelist_parse(arg, krepl_testfail)) {
-		pr_warn("kernel_replication_testfail=%s: expected a node list such as 1 or 1-2; ignored\n",
+		pr_warn("kernel_replication_testfail=%s: expected a node list such as 1 or 1-2; using none\n",
 			arg ?: "");
 		nodes_clear(krepl_testfail);
 	}
