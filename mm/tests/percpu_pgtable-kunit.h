@@ -908,8 +908,9 @@ static ssize_t pcpt_test_vmalloc_write(struct file *file, const char __user *ubu
 	ret = kstrtoul_from_user(ubuf, count, 0, &addr);
 	if (ret)
 		return ret;
+	/* addr + PGDIR_SIZE would wrap for the top slot. */
 	if (!IS_ALIGNED(addr, PGDIR_SIZE) || addr < VMALLOC_START ||
-	    addr + PGDIR_SIZE > VMALLOC_END || pgd_val(READ_ONCE(*pgd_offset_k(addr)))) {
+	    addr > VMALLOC_END - PGDIR_SIZE || pgd_val(READ_ONCE(*pgd_offset_k(addr)))) {
 		pr_warn("test_vmalloc: %#lx is not an empty top-level slot of vmalloc space (see 'vmalloc free slot' in status)\n",
 			addr);
 		return -EINVAL;
