@@ -46,15 +46,20 @@ CHECK_CONFIGS ?= default debug
 empty :=
 space := $(empty) $(empty)
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
-# Every boot option of the project with empty, garbage and out-of-range
-# values, each warned about, the defaults used (pcpt_bad_input.sh; '~' is
-# a comma: "1,zz", last, sets CPU 1 before the list fails to parse).
-BAD_PCPT := percpu_pgtable=,percpu_pgtable=maybe,percpu_pgtable=ON,percpu_pgtable_testfail=,\
-percpu_pgtable_testfail=100000,percpu_pgtable_testfail=1~zz
-BAD_KREPL := kernel_replication=,kernel_replication=2,kernel_replication_testfail=,\
-kernel_replication_testfail=x,kernel_replication_testfail=99999,kernel_replication_testfail=1~zz
-BAD_KREPL_MW := kernel_replication_modules=,kernel_replication_modules=-1,\
-kernel_replication_modules=1G,kernel_replication_modules=12Q,kernel_replication_modules=4K
+# Every boot option of the project with a valid value other than the
+# default, then empty, garbage and out-of-range ones: each bad one warned
+# about, the defaults used (pcpt_bad_input.sh).  '~' is a comma: "1,zz",
+# last, sets CPU 1 before the list fails to parse.
+BAD_PCPT := percpu_pgtable=off,percpu_pgtable=,percpu_pgtable=maybe,percpu_pgtable=ON,\
+percpu_pgtable_testfail=2,percpu_pgtable_testfail=,percpu_pgtable_testfail=100000,\
+percpu_pgtable_testfail=1~zz
+BAD_KREPL := kernel_replication=off,kernel_replication=,kernel_replication=2,\
+kernel_replication_testfail=1,kernel_replication_testfail=,kernel_replication_testfail=x,\
+kernel_replication_testfail=99999,kernel_replication_testfail=1~zz
+BAD_KREPL_MW := kernel_replication_modules=556K,kernel_replication_modules=,\
+kernel_replication_modules=-1,kernel_replication_modules=1G,kernel_replication_modules=12Q,\
+kernel_replication_modules=4K,kernel_replication_modules=33M,kernel_replication_modules=16E,\
+kernel_replication_modules=18446744073709551616,kernel_replication_modules=0x100000
 BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),$(BAD_KREPL),$(BAD_KREPL_MW))
 # The boots with an option off or an allocation made to fail run the
 # tests whose outcome the option changes, not those that would run as in

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Bad input (the bad-input boot of make check, pcpt.bad_input=1, whose
-# command line gives every boot option of the project empty, garbage and
-# out-of-range values): each value is warned about with what the option
-# accepts, and the boot goes on with the defaults, as the kernel shows
-# them, not as the warnings say: a table for every possible CPU, a text
-# copy for every node, the whole module window usable.  Writes of garbage
-# to every debugfs file of the project fail and change nothing.
+# command line gives every boot option of the project a valid value other
+# than the default, then empty, garbage and out-of-range values): each bad
+# value is warned about with what the option accepts, the valid ones are
+# not, and the boot goes on with the defaults, as the kernel shows them,
+# not as the warnings say: a table for every possible CPU, a text copy for
+# every node, the whole module window usable.  Writes of garbage to every
+# debugfs file of the project fail and change nothing.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -24,30 +25,45 @@ expected_warning()
 	percpu_pgtable=*)
 		echo "unknown percpu_pgtable=$v (accepted: on, off); using on" ;;
 	percpu_pgtable_testfail=*)
-		echo "percpu_pgtable_testfail=$v is not a CPU list (e.g. 1,3-4); ignored" ;;
+		echo "percpu_pgtable_testfail=$v is not a CPU list (e.g. 1,3-4); using none" ;;
 	kernel_replication=*)
 		echo "kernel_replication=$v: unknown value, expected 'on' or 'off'; using the default (on)" ;;
 	kernel_replication_modules=*)
 		echo "kernel_replication_modules=$v: expected 0 or a size from " ;;
 	kernel_replication_testfail=*)
-		echo "kernel_replication_testfail=$v: expected a node list such as 1 or 1-2; ignored" ;;
+		echo "kernel_replication_testfail=$v: expected a node list such as 1 or 1-2; using none" ;;
 	esac
 }
 
+# The valid values the Makefile's BAD_INPUT gives first, which the bad
+# ones after them must replace with the default.
+VALID="percpu_pgtable=off percpu_pgtable_testfail=2 kernel_replication=off
+kernel_replication_testfail=1 kernel_replication_modules=556K"
+
 log=$(dmesg)
-bad=0
+bad=0 valid=0 opts=
 for w in $(cat /proc/cmdline); do
 	want=$(expected_warning "$w")
 	[ -n "$want" ] || continue
+	case " $(echo $VALID) " in
+	*" $w "*)
+		valid=$((valid + 1))
+		echo "$log" | grep -qF -- "$want" && fail "valid '$w' warned about"
+		continue
+		;;
+	esac
 	bad=$((bad + 1))
+	opts="$opts ${w%%=*}"
 	if echo "$log" | grep -qF -- "$want"; then
 		pass "'$w' warned about: $want"
 	else
 		fail "'$w': no warning '$want'"
 	fi
 done
-[ "$bad" -ge 5 ] && pass "$bad bad values on the command line" ||
-	fail "only $bad bad values on the command line: not the bad-input boot"
+nopts=$(echo "$opts" | tr ' ' '\n' | sort -u | grep -c .)
+[ "$nopts" -eq 5 ] && [ "$valid" -eq 5 ] &&
+	pass "$bad bad values for all 5 options, each after a valid one" ||
+	fail "$bad bad values for $nopts options, $valid valid ones: not the bad-input boot"
 
 # The defaults, as the kernel reports its state.
 possible=$(cpulist_expand "$(cat /sys/devices/system/cpu/possible)")
@@ -79,18 +95,36 @@ else
 fi
 
 # Garbage written to each debugfs file of the project: refused, and the
-# state read back is the same.
+# state read back is the same.  The one that parses what it is given,
+# test_vmalloc (with the KUnit tests), also gets addresses that are not
+# an empty top-level slot of vmalloc space: 0, unaligned, the top slot
+# (whose end wraps), the free slot plus a page.
+free=$(sed -n 's/^vmalloc free slot: //p' "$PCPT_DEBUGFS/status")
 before=$(cat "$PCPT_DEBUGFS/status" "$TR_DEBUGFS/status")
 n=0
 for f in $(find "$PCPT_DEBUGFS" "$TR_DEBUGFS" -type f); do
 	n=$((n + 1))
-	for junk in "" "garbage" "-1" "18446744073709551616" "on off"; do
+	junks='"" garbage -1 18446744073709551616 "on off"'
+	case "$f" in
+	*/test_vmalloc)
+		junks="$junks 0 1 0xffffff8000000000 0xfffffffffffff000"
+		# The slot is aligned far beyond 64K: its last hex digits are 0.
+		[ -n "$free" ] && [ "$free" != 0 ] && junks="$junks ${free%????}1000"
+		;;
+	esac
+	eval "set -- $junks"
+	for junk in "$@"; do
 		if echo "$junk" 2>/dev/null > "$f"; then
 			fail "$f accepted a write of '$junk'"
 		fi
 	done
 done
-[ "$n" -gt 2 ] && pass "$n debugfs files refuse writes" || fail "only $n debugfs files"
+# status, check, pa/ and tables/ per possible CPU, test_vmalloc with the
+# KUnit tests; status and verify
+want_n=$((2 * nr_possible + 4))
+[ -e "$PCPT_DEBUGFS/test_vmalloc" ] && want_n=$((want_n + 1))
+[ "$n" -eq "$want_n" ] && pass "$n debugfs files refuse writes" ||
+	fail "$n debugfs files, $want_n expected"
 after=$(cat "$PCPT_DEBUGFS/status" "$TR_DEBUGFS/status")
 [ "$before" = "$after" ] && pass "status unchanged by the writes" ||
 	fail "status changed by writes of garbage"
