@@ -45,6 +45,7 @@ CHECK_CONFIGS ?= default debug
 # brought up late), not the patching and LKDTM tests (session 11: CI time).
 empty :=
 space := $(empty) $(empty)
+, := ,
 KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
 # Every boot option of the project with a valid value other than the
 # default, then empty, garbage and out-of-range ones: each bad one warned
@@ -79,6 +80,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
 	default:4k:$(BAD_INPUT):TAG=bad_input \
+	default:4k:pcpt.only=soak,pcpt.soak_cycles=100,pcpt.soak_seconds=30:TAG=soak-short \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
@@ -93,6 +95,12 @@ MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: de
 	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
 	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT)
 BENCH_ITERS ?= 3
+# make soak: module load cycles (in all, over every node) and the least
+# seconds each soak boot runs; the debug kernel, ~10x slower, runs fewer.
+SOAK_CYCLES ?= 10000
+SOAK_DEBUG_CYCLES ?= 1000
+SOAK_SECONDS ?= 0
+SOAK_CONFIGS ?= default debug
 VMEM_MB ?= 1024
 # make repeat: consecutive boots, each running the selftests matching TEST.
 REPEAT ?= 20
@@ -150,10 +158,10 @@ FRAGS_debug := $(FRAGS_default) pcpt-debug.config
 FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
 FRAGS_huge := $(FRAGS_default) pcpt-huge.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
-TIMEOUT_default := 900
-TIMEOUT_debug := 3000
-TIMEOUT_swpan := 900
-TIMEOUT_huge := 900
+TIMEOUT_default ?= 900
+TIMEOUT_debug ?= 3000
+TIMEOUT_swpan ?= 900
+TIMEOUT_huge ?= 900
 
 LABEL := $(CONFIG)-$(PAGES)
 LOGTAG ?= $(LABEL)
@@ -185,12 +193,13 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix bench repeat ftrace-rate base clean distclean
+	check-one matrix soak bench repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
+	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)): SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -265,6 +274,27 @@ check-one:
 
 check:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES)::HIBERNATE=1,$(CHECK_CONFIGS)) $(CHECK_EXTRA)"
+
+# The soak's boots: no time limit per test, the boot's from the counts
+# (generous: a cycle took ~1 s of the mix in the default kernel in
+# session 12, 4 nodes x 2 CPUs on 2 host cores).
+soak:
+	@for v in SOAK_CYCLES=$(SOAK_CYCLES) SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES) \
+		SOAK_SECONDS=$(SOAK_SECONDS); do \
+		case "$${v#*=}" in ''|*[!0-9]*|0?*) \
+			echo "pcpt: error: $$v: a whole number (no leading zero) of cycles or seconds expected" >&2; exit 2 ;; \
+		esac; \
+	done
+	@[ "$(SOAK_CYCLES)$(SOAK_SECONDS)" != 00 ] && [ "$(SOAK_DEBUG_CYCLES)$(SOAK_SECONDS)" != 00 ] || \
+		{ echo "pcpt: error: SOAK_CYCLES (or SOAK_DEBUG_CYCLES) and SOAK_SECONDS are both 0: nothing to run" >&2; exit 2; }
+	@[ -n "$(strip $(SOAK_CONFIGS))" ] || { echo "pcpt: error: SOAK_CONFIGS is empty; accepted: default debug" >&2; exit 2; }
+	@$(foreach c,$(SOAK_CONFIGS),$(if $(filter $(c),default debug),,\
+		echo "pcpt: error: SOAK_CONFIGS has '$(c)'; accepted: default debug" >&2; exit 2;))
+	@TIMEOUT_default=$$((900 + 3 * $(SOAK_CYCLES) + $(SOAK_SECONDS))) \
+	TIMEOUT_debug=$$((3000 + 30 * $(SOAK_DEBUG_CYCLES) + $(SOAK_SECONDS))) \
+	bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(strip \
+		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:TAG=soak) \
+		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:TAG=soak))"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"

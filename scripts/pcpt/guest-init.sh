@@ -107,8 +107,11 @@ check)
 	# test (an investigation, see its header).
 	extra=$(opt extra "")
 	[ -n "$extra" ] && echo "percpu_pgtable:$extra" >> kselftest-list.txt
+	# pcpt.ksft_timeout=S: each test's time limit instead of the
+	# settings file's (make soak).
+	to=$(opt ksft_timeout "")
 	echo "PCPT-KSELFTEST-BEGIN"
-	./run_kselftest.sh
+	./run_kselftest.sh ${to:+-o "$to"}
 	echo "PCPT-KSELFTEST-END"
 	cd /
 	;;

@@ -10,6 +10,15 @@
  * must equal the number of increments exactly (modulo 2^8 and 2^16 for
  * the small ones).  "cpus" reads every CPU's own copies, so a writer
  * pinned to one CPU can check that its increments landed there.
+ *
+ * A write of N (at most 512) to "churn" allocates N percpu objects of
+ * 4 KiB, so that chunks are added and their pages populated (and mapped
+ * in the window), checks that the running CPU reads the first and last
+ * word of each as zero with this_cpu_read(), writes them with
+ * this_cpu_write() and reads them back through per_cpu_ptr(), then frees
+ * them all, so that the balance work depopulates and frees chunks again.
+ * It fails with -EIO on a wrong value (logged), -ENOMEM when an
+ * allocation fails (after freeing what it got).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +29,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 struct pcpw_small {
 	s8 b;
@@ -58,6 +68,71 @@ static ssize_t pcpw_inc_write(struct file *file, const char __user *buf,
 	}
 	return count;
 }
+
+#define PCPW_CHURN_MAX	512
+#define PCPW_CHURN_SIZE	4096
+#define PCPW_CHURN_LAST	(PCPW_CHURN_SIZE / sizeof(u64) - 1)
+
+static int pcpw_churn_check(void __percpu **objs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		u64 __percpu *p = objs[i];
+		u64 want = ((u64)i << 32) | 0x5eed;
+		u64 first, last, got, got_last;
+		int cpu;
+
+		cpu = get_cpu();
+		first = this_cpu_read(p[0]);
+		last = this_cpu_read(p[PCPW_CHURN_LAST]);
+		this_cpu_write(p[0], want);
+		this_cpu_write(p[PCPW_CHURN_LAST], ~want);
+		got = per_cpu_ptr(p, cpu)[0];
+		got_last = per_cpu_ptr(p, cpu)[PCPW_CHURN_LAST];
+		put_cpu();
+		if (first || last || got != want || got_last != ~want) {
+			pr_err("churn: object %u on cpu%d: read %#llx/%#llx before, %#llx/%#llx after writing %#llx/%#llx\n",
+			       i, cpu, first, last, got, got_last, want, ~want);
+			return -EIO;
+		}
+		if (!(i & 63))
+			cond_resched();
+	}
+	return 0;
+}
+
+static ssize_t pcpw_churn_write(struct file *file, const char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	void __percpu **objs;
+	unsigned int n, i, got;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > PCPW_CHURN_MAX)
+		return -EINVAL;
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+	for (got = 0; got < n; got++) {
+		objs[got] = __alloc_percpu(PCPW_CHURN_SIZE, 8);
+		if (!objs[got])
+			break;
+	}
+	ret = got < n ? -ENOMEM : pcpw_churn_check(objs, n);
+	for (i = 0; i < got; i++)
+		free_percpu(objs[i]);
+	kfree(objs);
+	return ret ?: count;
+}
+
+static const struct file_operations pcpw_churn_fops = {
+	.write = pcpw_churn_write,
+	.llseek = noop_llseek,
+};
 
 static const struct file_operations pcpw_inc_fops = {
 	.write = pcpw_inc_write,
@@ -111,6 +186,7 @@ static int __init pcpw_test_init(void)
 	debugfs_create_file("inc", 0200, pcpw_dir, NULL, &pcpw_inc_fops);
 	debugfs_create_file("sum", 0400, pcpw_dir, NULL, &pcpw_sum_fops);
 	debugfs_create_file("cpus", 0400, pcpw_dir, NULL, &pcpw_cpus_fops);
+	debugfs_create_file("churn", 0200, pcpw_dir, NULL, &pcpw_churn_fops);
 	return 0;
 }
 

@@ -1,0 +1,378 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Soak (make soak, and briefly in make check): everything at once, on
+# CPUs of every node, then the checks that would see what got lost.
+#
+# Concurrently, until pcpt.soak_cycles module loads are done (in all, on
+# all nodes) and pcpt.soak_seconds have passed:
+#  - a loader per node (the first four: one per ktext_bigN module),
+#    allowed on that node's CPUs only, loads and unloads a large-text
+#    module;
+#  - a patcher switches the sched_switch static key, the function tracer
+#    on vfs_read and on ktext_test_mod's function, kprobes on both and
+#    the module's static branch, while a reader per node runs vfs_read;
+#    every fourth round, while each is on, the module function is called
+#    on a CPU of every node, which must run the static branch's new code
+#    and show in the trace of the tracer and of the kprobe;
+#  - CPU hotplug takes every CPU but CPU 0 offline and online, one at a
+#    time, never the last online CPU of a node;
+#  - percpu churn, on each CPU in turn, allocates and frees 4 KiB percpu
+#    objects (chunks come and go, the window is populated and
+#    depopulated), each read and written through the window;
+#  - counter writers run this_cpu ops while a migrator moves them.
+#
+# Then, with every CPU online: every table matches the master, every CPU
+# on its own; the copies match the master (the feature's verify) and
+# every CPU reads the master's bytes of the kernel's text and rodata and
+# of the patched module through its own table (ktext_observe_mod); the
+# counter sums are exact; the module window holds the pages it held
+# before.  One "soak:" line gives the figures.
+DIR=$(dirname "$0")
+. "$DIR/lib.sh"
+
+cycles=$(cmdline_opt soak_cycles 0)
+secs=$(cmdline_opt soak_seconds 0)
+case "$cycles$secs" in
+*[!0-9]*) fail "pcpt.soak_cycles='$cycles' pcpt.soak_seconds='$secs': numbers expected"; finish ;;
+esac
+[ "$cycles" -gt 0 ] || [ "$secs" -gt 0 ] ||
+	skip "no soak on this boot (pcpt.soak_cycles=N and/or pcpt.soak_seconds=S: make soak)"
+debugfs_mount
+T=/sys/kernel/tracing
+[ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
+[ -f "$T/kprobe_events" ] || { fail "tracefs with kprobe events needed"; finish; }
+for m in ktext_test_mod pcpw_test_mod ktext_big0 ktext_big1 ktext_big2 ktext_big3; do
+	[ -f "$DIR/test_modules/$m.ko" ] || { fail "$m.ko not built"; finish; }
+	grep -q "^$m " /proc/modules && rmmod $m
+done
+insmod "$DIR/test_modules/ktext_test_mod.ko" || { fail "insmod ktext_test_mod"; finish; }
+insmod "$DIR/test_modules/pcpw_test_mod.ko" || { fail "insmod pcpw_test_mod"; finish; }
+KT=/sys/kernel/debug/ktext_test
+PW=/sys/kernel/debug/pcpw_test
+
+mw_pages()
+{
+	sed -n 's/^modules: 0x[0-9a-f]*-0x[0-9a-f]*, \([0-9]* pages, [0-9]* node copies\).*/\1/p' \
+		"$TR_DEBUGFS/status" 2>/dev/null
+}
+mw_before=$(mw_pages)
+
+W=/tmp/soak.$$
+mkdir -p $W
+stop=$W/stop
+end=$(($(date +%s) + secs))
+nodes=
+for node in $(online_nodes); do
+	[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] && nodes="$nodes $node"
+done
+nnodes=$(echo $nodes | wc -w)
+nload=$nnodes
+[ $nload -le 4 ] || nload=4
+per=$(( (cycles + nload - 1) / nload ))
+# CPU -> node, taken while every CPU is online.
+cpumap=
+for node in $nodes; do
+	for c in $(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)"); do
+		cpumap="$cpumap $c:$node"
+	done
+done
+node_cpulist()
+{
+	echo "$cpumap" | tr ' ' '\n' | sed -n "s/^\([0-9]*\):$1\$/\1/p" | tr '\n' ',' | sed 's/,$//'
+}
+cleanup()
+{
+	touch $stop 2>/dev/null
+	kill $bg 2>/dev/null
+	echo nop > "$T/current_tracer"
+	echo 0 > "$T/events/kprobes/enable" 2>/dev/null
+	echo > "$T/kprobe_events"
+	for c in $(cpulist_expand "$(cat /sys/devices/system/cpu/present)"); do
+		f=/sys/devices/system/cpu/cpu$c/online
+		[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
+	done
+}
+bg=
+trap 'cleanup' EXIT
+trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
+
+# Loaders: one per node, on that node's CPUs, each its own module.
+w=0
+for node in $nodes; do
+	[ $w -lt $nload ] || break
+	cl=$(node_cpulist "$node")
+	(
+		i=0 err=0
+		while [ $i -lt $per ] || [ "$(date +%s)" -lt $end ]; do
+			taskset -c "$cl" insmod "$DIR/test_modules/ktext_big$w.ko" || err=$((err + 1))
+			rmmod ktext_big$w || err=$((err + 1))
+			i=$((i + 1))
+		done
+		echo "$i $err" > $W/load.$node
+	) &
+	bg="$bg $!"
+	loaders="$loaders $!"
+	w=$((w + 1))
+done
+
+# A reader of vfs_read per node, each counting its rounds.
+for node in $nodes; do
+	cl=$(node_cpulist "$node")
+	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
+	bg="$bg $!"
+done
+
+# nodes_hit WHAT PATTERN: with the trace cleared, the module function
+# called on a CPU of every node must show (PATTERN) from every node.
+nodes_hit()
+{
+	echo > "$T/trace"
+	for node in $nodes; do
+		taskset -c "$(node_cpulist "$node")" cat "$KT/call" > /dev/null
+	done
+	hit=$(sed -n "s/.*\[0*\([0-9][0-9]*\)\].*$2.*/\1/p" "$T/trace" | sort -u)
+	for node in $nodes; do
+		ok=0
+		for c in $hit; do
+			case " $cpumap " in *" $c:$node "*) ok=1 ;; esac
+		done
+		[ $ok -eq 1 ] || { echo "$1: no hit from node $node (CPUs hit: $(echo $hit))" >> $W/perr.log; return 1; }
+	done
+}
+
+# key_nodes WANT: the module's static branch runs WANT on every node.
+key_nodes()
+{
+	for node in $nodes; do
+		out=$(taskset -c "$(node_cpulist "$node")" cat "$KT/call")
+		case "$out" in
+		*" node $node key $1") ;;
+		*) echo "static branch $1 on node $node: '$out'" >> $W/perr.log; return 1 ;;
+		esac
+	done
+}
+
+# Patcher: every switch is checked; a refused one is an error.
+(
+	n=0 err=0 checks=0 r=0
+	t()
+	{
+		if "$@"; then
+			n=$((n + 1))
+			return 0
+		fi
+		err=$((err + 1))
+		echo "refused: $*" >> $W/perr.log
+		return 1
+	}
+	wr() { echo "$1" > "$2"; }
+	ap() { echo "$1" >> "$2"; }
+	echo 1 > "$T/tracing_on"
+	while [ ! -e $stop ]; do
+		r=$((r + 1))
+		chk=$((r % 4 == 1))
+		t wr 1 "$T/events/sched/sched_switch/enable"
+		t wr 0 "$T/events/sched/sched_switch/enable"
+		t wr vfs_read "$T/set_ftrace_filter" && t wr function "$T/current_tracer"
+		t wr nop "$T/current_tracer"
+		if t wr ktext_test_call "$T/set_ftrace_filter" && t wr function "$T/current_tracer"; then
+			[ $chk -eq 1 ] && { nodes_hit "function tracer" ktext_test_call || err=$((err + 1)); checks=$((checks + 1)); }
+		fi
+		t wr nop "$T/current_tracer"
+		echo > "$T/set_ftrace_filter"
+		t ap 'p:soak_k vfs_read' "$T/kprobe_events"
+		t ap 'p:soak_m ktext_test_mod:ktext_test_call' "$T/kprobe_events"
+		# The module probe alone first: vfs_read's would flood the trace.
+		if t wr 1 "$T/events/kprobes/soak_m/enable"; then
+			[ $chk -eq 1 ] && { nodes_hit "kprobe" soak_m || err=$((err + 1)); checks=$((checks + 1)); }
+		fi
+		t wr 1 "$T/events/kprobes/soak_k/enable"
+		t wr 0 "$T/events/kprobes/enable"
+		t ap '-:soak_k' "$T/kprobe_events"
+		t ap '-:soak_m' "$T/kprobe_events"
+		t wr 1 "$KT/key"
+		[ $chk -eq 1 ] && { key_nodes 1 || err=$((err + 1)); checks=$((checks + 1)); }
+		t wr 0 "$KT/key"
+		[ $chk -eq 1 ] && { key_nodes 0 || err=$((err + 1)); checks=$((checks + 1)); }
+	done
+	echo "$n $err $checks" > $W/patch
+) &
+bg="$bg $!"
+
+# CPU hotplug: every CPU but 0, one at a time, never a node's last.
+(
+	n=0 err=0
+	while [ ! -e $stop ]; do
+		for x in $cpumap; do
+			c=${x%:*} node=${x#*:}
+			[ "$c" = 0 ] && continue
+			[ -e $stop ] && break
+			f=/sys/devices/system/cpu/cpu$c/online
+			[ -w "$f" ] || continue
+			others=0
+			for y in $cpumap; do
+				[ "${y#*:}" = "$node" ] && [ "${y%:*}" != "$c" ] &&
+					[ "$(cat /sys/devices/system/cpu/cpu${y%:*}/online 2>/dev/null || echo 1)" = 1 ] &&
+					others=$((others + 1))
+			done
+			[ $others -gt 0 ] || continue
+			echo 0 > "$f" || err=$((err + 1))
+			echo 1 > "$f" || err=$((err + 1))
+			n=$((n + 1))
+		done
+	done
+	echo "$n $err" > $W/plug
+) &
+bg="$bg $!"
+
+# Percpu churn, on each CPU in turn (skipped while it is offline).
+(
+	n=0 err=0
+	while [ ! -e $stop ]; do
+		for x in $cpumap; do
+			[ -e $stop ] && break
+			# taskset fails (1) while the CPU is offline.
+			taskset -c "${x%:*}" sh -c "echo 128 > $PW/churn || exit 7" 2>/dev/null
+			case $? in
+			0) n=$((n + 1)) ;;
+			7) err=$((err + 1)) ;;
+			esac
+		done
+	done
+	echo "$n $err" > $W/churn
+) &
+bg="$bg $!"
+
+# Counter writers, each counting its writes of 1000 increments, and a
+# migrator moving each with its own stride, so they meet and part.
+per_write=1000
+writers=
+for k in 1 2; do
+	(
+		n=0
+		while [ ! -e $stop ]; do
+			echo $per_write > $PW/inc && n=$((n + 1))
+		done
+		echo "$n" > $W/inc.$k
+	) &
+	writers="$writers $!"
+done
+bg="$bg $writers"
+(
+	n=0 r=0
+	while [ ! -e $stop ]; do
+		k=0
+		r=$((r + 1))
+		on=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
+		non=$(echo "$on" | wc -w)
+		for p in $writers; do
+			k=$((k + 1))
+			c=$(echo "$on" | cut -d' ' -f$(((r * (2 * k - 1)) % non + 1)))
+			taskset -p "$(printf %x $((1 << c)))" "$p" >/dev/null 2>&1 && n=$((n + 1))
+		done
+	done
+	echo "$n" > $W/moves
+) &
+bg="$bg $!"
+
+start=$(date +%s)
+wait $loaders
+touch $stop
+wait
+took=$(($(date +%s) - start))
+for c in $(cpulist_expand "$(cat /sys/devices/system/cpu/present)"); do
+	f=/sys/devices/system/cpu/cpu$c/online
+	[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
+done
+[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ] ||
+	fail "CPUs online after the soak: $(cat /sys/devices/system/cpu/online), present $(cat /sys/devices/system/cpu/present)"
+
+# result FILE: a worker's figures, or a failure if it left none.
+result()
+{
+	if [ -s "$W/$1" ]; then
+		cat "$W/$1"
+	else
+		fail "worker $1 left no result"
+		echo "0 1 0"
+	fi
+}
+loads=0 lerr=0 reads=
+w=0
+for node in $nodes; do
+	if [ $w -lt $nload ]; then
+		set -- $(result load.$node)
+		loads=$((loads + $1)) lerr=$((lerr + $2))
+	fi
+	w=$((w + 1))
+	set -- $(result read.$node)
+	[ "$1" -gt 0 ] || fail "the reader of node $node never ran"
+	reads="$reads $1"
+done
+set -- $(result patch)
+toggles=$1 perr=$2 pchecks=${3:-0}
+set -- $(result plug)
+plugs=$1 herr=$2
+set -- $(result churn)
+churns=$1 cerr=$2
+set -- $(result moves)
+moves=$1
+writes=0
+for k in 1 2; do
+	set -- $(result inc.$k)
+	writes=$((writes + $1))
+done
+[ -s $W/perr.log ] && head -5 $W/perr.log | sed 's/^/# /'
+rm -rf $W
+trap - EXIT
+
+[ "$lerr" -eq 0 ] && [ "$loads" -ge "$cycles" ] && pass "$loads module loads and unloads on $nnodes nodes" ||
+	fail "$loads module loads ($cycles asked for), $lerr failed"
+[ "$perr" -eq 0 ] && [ "$toggles" -gt 0 ] && [ "$pchecks" -gt 0 ] &&
+	pass "$toggles patching switches, $pchecks checks on every node while on" ||
+	fail "$toggles patching switches, $pchecks checks on every node, $perr refused or failed"
+[ "$herr" -eq 0 ] && [ "$plugs" -gt 0 ] && pass "$plugs CPU offline/online cycles" ||
+	fail "$plugs CPU offline/online cycles, $herr refused"
+[ "$cerr" -eq 0 ] && [ "$churns" -gt 0 ] && pass "$churns percpu churns of 128 objects" ||
+	fail "$churns percpu churns, $cerr failed (-EIO: a wrong value read or written, see dmesg)"
+incs=$((writes * per_write))
+got=$(cat $PW/sum)
+expect="static $incs dynamic $incs s8 $((incs % 256)) s16 $((incs % 65536))"
+lost=0
+if [ "$got" = "$expect" ] && [ "$writes" -gt 0 ] && [ "$moves" -gt 0 ]; then
+	pass "$incs increments each, exact ($moves migrations)"
+else
+	fail "expected $expect, got $got ($moves migrations)"
+	lost=1
+fi
+
+if pcpt_active; then
+	pcpt_check "the soak"
+	pcpt_loaded_ok "the soak"
+elif ! grep -qw 'percpu_pgtable=off' /proc/cmdline; then
+	fail "per-CPU tables inactive"
+fi
+if tr_active; then
+	tr_verify "the soak"
+elif ! why=$(tr_why_inactive); then
+	fail "text replication inactive: $(sed -n 's/^reason: //p' "$TR_DEBUGFS/status")"
+fi
+tr_view "the soak, kernel text and rodata" image
+tr_view "the soak, ktext_test_mod's text" "$(mod_text ktext_test_mod)" 1
+# The observer tr_view loaded holds pages of the window too.
+[ -d "$OBSERVE" ] && rmmod ktext_observe_mod
+mw_after=$(mw_pages)
+[ "$mw_after" = "$mw_before" ] && pass "module window back to '$mw_after'" ||
+	fail "module window held '$mw_before' before, '$mw_after' after"
+rmmod pcpw_test_mod || fail "rmmod pcpw_test_mod"
+rmmod ktext_test_mod || fail "rmmod ktext_test_mod"
+tmis=$(sed -n 's/^mismatches: //p' "$PCPT_DEBUGFS/check" 2>/dev/null)
+cmis=$(sed -n 's/^mismatches: //p' "$TR_DEBUGFS/verify" 2>/dev/null)
+p0=$(echo "$mw_before" | awk '{ print $1 }')
+p1=$(echo "$mw_after" | awk '{ print $1 }')
+echo "# soak: $took s, $loads module cycles, $toggles patching switches, $plugs hotplug cycles," \
+	"$churns percpu churns, $incs increments (lost: $lost)," \
+	"table mismatches ${tmis:-n/a}, copy mismatches ${cmis:-n/a}," \
+	"module window pages leaked $((${p1:-0} - ${p0:-0})), failed checks $pcpt_failures"
+finish
