@@ -65,13 +65,18 @@ BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),
 # The boots with an option off or an allocation made to fail run the
 # tests whose outcome the option changes, not those that would run as in
 # the default boot (session 12: CI time; the per-test times are in each
-# log's .times file).
+# log's .times file).  With replication off, the locality of text (every
+# CPU on the same memory) is checked in the percpu_pgtable=off boot.
 ONLY_PCPT_OFF := pcpt_status|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpw_counter|kernel_selftests|\
 	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_patching|ktext_modload
 ONLY_TESTFAIL := pcpt_status|pcpt_dump|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpt_modules|pcpw_counter|\
 	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_protect|ktext_patching|ktext_execmem|\
 	ktext_modload|ktext_lkdtm
-ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_
+ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_status|ktext_verify|ktext_maint|ktext_patching|ktext_modload
+# The default boot of make check loads modules 400 times and runs one
+# patching loop (the options' defaults, 1000 and 2, are for check-one;
+# the soak loads 10,000 times).
+CHECK_CMDLINE_default := pcpt.ktext_modload_iters=400,pcpt.ktext_patch_loops=1
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_PCPT_OFF)),$(KTEXT_LIGHT):TAG=pcpt_off \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,pcpt.only=$(subst $(space),,$(ONLY_TESTFAIL)),$(KTEXT_LIGHT):TAG=testfail \
 	default:4k:kernel_replication=off,pcpt.only=$(ONLY_KREPL_OFF),$(KTEXT_LIGHT):TAG=krepl_off \
@@ -273,7 +278,7 @@ check-one:
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(addsuffix :$(PAGES)::HIBERNATE=1,$(CHECK_CONFIGS)) $(CHECK_EXTRA)"
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=1:TAG=main) $(CHECK_EXTRA)"
 
 # The soak's boots: no time limit per test, the boot's from the counts
 # (generous: a cycle took ~1 s of the mix in the default kernel in
