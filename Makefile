@@ -77,6 +77,9 @@ ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_status|ktext_verify|ktext_maint
 # patching loop (the options' defaults, 1000 and 2, are for check-one;
 # the soak loads 10,000 times).
 CHECK_CMDLINE_default := pcpt.ktext_modload_iters=400,pcpt.ktext_patch_loops=1
+# The debug boot of make check does not hibernate (289 s of its ~2400 s
+# in session 12); the default boot does, and make matrix has the debug
+# kernel's round trip.
 CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_PCPT_OFF)),$(KTEXT_LIGHT):TAG=pcpt_off \
 	default:4k:percpu_pgtable_testfail=3,kernel_replication_testfail=2,pcpt.only=$(subst $(space),,$(ONLY_TESTFAIL)),$(KTEXT_LIGHT):TAG=testfail \
 	default:4k:kernel_replication=off,pcpt.only=$(ONLY_KREPL_OFF),$(KTEXT_LIGHT):TAG=krepl_off \
@@ -98,7 +101,7 @@ MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: de
 	default:64k52: default:64k52::CPU=cortex-a57 swpan:4k: \
 	default:16k:kernel_replication_modules=688K,pcpt.only=ktext_mw_full \
 	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
-	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT)
+	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT) debug:4k::HIBERNATE=1
 BENCH_ITERS ?= 3
 # make soak: module load cycles (in all, over every node) and the least
 # seconds each soak boot runs; the debug kernel, ~10x slower, runs fewer.
@@ -180,7 +183,7 @@ LOGDIR := $(OUT)/logs
 # Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
-	pcpt.ktext_writers=1
+	pcpt.ktext_writers=1 pcpt.ktext_views_on=0
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) MEMLESS=$(MEMLESS) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
@@ -278,7 +281,7 @@ check-one:
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=1:TAG=main) $(CHECK_EXTRA)"
+	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=$(if $(filter debug,$(c)),0,1):TAG=main) $(CHECK_EXTRA)"
 
 # The soak's boots: no time limit per test, the boot's from the counts
 # (generous: a cycle took ~1 s of the mix in the default kernel in

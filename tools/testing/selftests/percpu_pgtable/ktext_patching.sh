@@ -31,6 +31,10 @@ T=/sys/kernel/tracing
 [ -f "$T/kprobe_events" ] && [ -f "$T/set_ftrace_filter" ] ||
 	{ fail "tracefs with kprobe events and ftrace needed"; finish; }
 loops=$(cmdline_opt ktext_patch_loops 2)
+# pcpt.ktext_views_on=0 (the debug boot, where each view of the image
+# takes about a minute): no view of the image while a patch is on; the
+# views of the module's text and the final views still run.
+views_on=$(cmdline_opt ktext_views_on 1)
 active=0
 tr_active && active=1
 
@@ -127,7 +131,7 @@ while [ $i -lt "$loops" ]; do
 		cpus_hit "ftrace (function tracer on vfs_read)" "$READ1" vfs_read
 		# A copy that missed the write differs now; once the
 		# call site is restored it would not.
-		tr_view "function tracer on vfs_read, while on" image
+		[ "$views_on" = 1 ] && tr_view "function tracer on vfs_read, while on" image
 	fi
 	echo nop > "$T/current_tracer"
 	echo > "$T/set_ftrace_filter"
@@ -136,7 +140,7 @@ while [ $i -lt "$loops" ]; do
 	echo 1 > "$T/events/kprobes/ktext_probe/enable"
 	if [ $i -eq 0 ]; then
 		cpus_hit "kprobe on vfs_read" "$READ1" vfs_read
-		tr_view "kprobe on vfs_read, while on" image
+		[ "$views_on" = 1 ] && tr_view "kprobe on vfs_read, while on" image
 	fi
 	echo 0 > "$T/events/kprobes/ktext_probe/enable"
 	echo '-:ktext_probe' >> "$T/kprobe_events"
