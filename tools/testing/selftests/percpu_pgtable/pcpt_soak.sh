@@ -93,7 +93,7 @@ cleanup()
 		[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
 	done
 }
-bg=
+bg= loaders=
 trap 'cleanup' EXIT
 trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
 
@@ -127,7 +127,11 @@ done
 # called on a CPU of every node must show (PATTERN) from every node.
 nodes_hit()
 {
-	echo > "$T/trace"
+	# Every CPU's buffer, also an offline one's: writing "trace" clears
+	# only the online CPUs', and an old hit would pass for a new one.
+	for f in "$T"/per_cpu/cpu*/trace; do
+		echo > "$f"
+	done
 	for node in $nodes; do
 		taskset -c "$(node_cpulist "$node")" cat "$KT/call" > /dev/null
 	done
@@ -288,39 +292,45 @@ done
 [ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ] ||
 	fail "CPUs online after the soak: $(cat /sys/devices/system/cpu/online), present $(cat /sys/devices/system/cpu/present)"
 
-# result FILE: a worker's figures, or a failure if it left none.
+# result FILE: a worker's figures in $r, or a failure if it left none
+# (not in a subshell: fail must count).
 result()
 {
-	if [ -s "$W/$1" ]; then
-		cat "$W/$1"
-	else
-		fail "worker $1 left no result"
-		echo "0 1 0"
-	fi
+	r=$(cat "$W/$1" 2>/dev/null)
+	[ -n "$r" ] && return 0
+	fail "worker $1 left no result"
+	r="0 1 0"
 }
 loads=0 lerr=0 reads=
 w=0
 for node in $nodes; do
 	if [ $w -lt $nload ]; then
-		set -- $(result load.$node)
+		result load.$node
+		set -- $r
 		loads=$((loads + $1)) lerr=$((lerr + $2))
 	fi
 	w=$((w + 1))
-	set -- $(result read.$node)
+	result read.$node
+	set -- $r
 	[ "$1" -gt 0 ] || fail "the reader of node $node never ran"
 	reads="$reads $1"
 done
-set -- $(result patch)
+result patch
+set -- $r
 toggles=$1 perr=$2 pchecks=${3:-0}
-set -- $(result plug)
+result plug
+set -- $r
 plugs=$1 herr=$2
-set -- $(result churn)
+result churn
+set -- $r
 churns=$1 cerr=$2
-set -- $(result moves)
+result moves
+set -- $r
 moves=$1
 writes=0
 for k in 1 2; do
-	set -- $(result inc.$k)
+	result inc.$k
+	set -- $r
 	writes=$((writes + $1))
 done
 [ -s $W/perr.log ] && head -5 $W/perr.log | sed 's/^/# /'
