@@ -65,8 +65,9 @@ BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),
 # The boots with an option off or an allocation made to fail run the
 # tests whose outcome the option changes, not those that would run as in
 # the default boot (session 12: CI time; the per-test times are in each
-# log's .times file).  With replication off, the locality of text (every
-# CPU on the same memory) is checked in the percpu_pgtable=off boot.
+# log's .times file).  With replication inactive on per-CPU tables, the
+# locality of text (every CPU on the same memory) and the dumps are
+# checked in the one-node boot, which runs the whole suite.
 ONLY_PCPT_OFF := pcpt_status|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpw_counter|kernel_selftests|\
 	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_patching|ktext_modload
 ONLY_TESTFAIL := pcpt_status|pcpt_dump|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpt_modules|pcpw_counter|\
