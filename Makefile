@@ -181,10 +181,12 @@ INITRD_INNER := $(BLD)/initramfs.cpio
 INITRD := $(if $(filter 1,$(KEXEC)),$(BLD)/initramfs-kexec.cpio,$(INITRD_INNER))
 KSFT := $(BLD)/kselftest_install
 LOGDIR := $(OUT)/logs
-# Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower.
+# Lighter stress under KASAN/lockdep/DEBUG_PAGEALLOC, which are ~10x slower;
+# 1200 s per test (ktext_locality.sh took 543 s of the default 600 in
+# session 12: four reads of a per-CPU dump with physical addresses).
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
-	pcpt.ktext_writers=1 pcpt.ktext_views_on=0
+	pcpt.ktext_writers=1 pcpt.ktext_views_on=0 pcpt.ksft_timeout=1200
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) MEMLESS=$(MEMLESS) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
