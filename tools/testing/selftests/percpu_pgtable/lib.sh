@@ -436,3 +436,102 @@ ktext_cpus()
 		cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk 'NF { print $NF }'
 	done
 }
+
+# Memory hotplug through boot.sh's virtio-mem device vm0.  The guest
+# cannot resize its own device: it asks the host by printing
+# "PCPT-QMP: qom-set vm0 requested-size BYTES" on the console, which
+# scripts/pcpt/qmp-watch.py turns into a QMP qom-set.  The request is
+# repeated until the memory shows up, so a line mangled by interleaved
+# kernel messages only costs time.
+MEM=/sys/devices/system/memory
+
+mem_blocks()
+{
+	ls -d $MEM/memory[0-9]* | sed 's/.*memory//' | sort -n
+}
+
+# vmem_init: the device's geometry, or 1 with the reason in $vmem_why.
+# Sets vmem_bs (block size), vmem_want (bytes a hot-add asks for: two
+# blocks when the device has room, so it crosses a block boundary),
+# vmem_before (the blocks present now) and vmem_wait (seconds a resize
+# may take, pcpt.memhp_wait=).
+vmem_init()
+{
+	vmem_why=
+	if ! ls -d /sys/bus/virtio/drivers/virtio_mem/virtio* >/dev/null 2>&1; then
+		vmem_why="no virtio-mem device (scripts/pcpt/boot.sh adds one unless VMEM_MB=0)"
+		return 1
+	fi
+	vmem_wait=$(cmdline_opt memhp_wait 180)
+	vmem_bs=$(($(printf '%d' "0x$(cat $MEM/block_size_bytes)")))
+	vmem_size=$(($(cmdline_opt vmem_mb 0) * 1024 * 1024))
+	if [ "$vmem_size" -lt "$vmem_bs" ]; then
+		vmem_why="virtio-mem device of $vmem_size bytes holds no whole memory block of $vmem_bs bytes"
+		return 1
+	fi
+	vmem_want=$vmem_bs
+	[ "$vmem_size" -ge $((2 * vmem_bs)) ] && vmem_want=$((2 * vmem_bs))
+	vmem_before=$(mem_blocks)
+}
+
+# vmem_request BYTES COND: ask the host for BYTES until COND succeeds,
+# for at most $vmem_wait seconds.
+vmem_request()
+{
+	vmem_t=0
+	while [ "$vmem_t" -lt "$vmem_wait" ]; do
+		[ $((vmem_t % 10)) -eq 0 ] &&
+			echo "PCPT-QMP: qom-set vm0 requested-size $1" > /dev/console
+		eval "$2" && return 0
+		sleep 1
+		vmem_t=$((vmem_t + 1))
+	done
+	return 1
+}
+
+# vmem_added: the blocks that were not there at vmem_init.
+vmem_added()
+{
+	mem_blocks | grep -vxF "$vmem_before" | tr '\n' ' '
+}
+
+# vmem_online: all $vmem_want bytes hot-added and online.
+vmem_online()
+{
+	vmem_n=0
+	for vmem_b in $(vmem_added); do
+		[ "$(cat $MEM/memory$vmem_b/state)" = online ] && vmem_n=$((vmem_n + 1))
+	done
+	[ $((vmem_n * vmem_bs)) -eq "$vmem_want" ]
+}
+
+# vmem_gone: every hot-added block removed again.
+vmem_gone()
+{
+	[ "$(mem_blocks)" = "$vmem_before" ]
+}
+
+# vmem_touch BLOCK: pcpt_test_mod allocates the hot-added BLOCK and
+# reads and writes its pages and struct pages from a CPU of every node.
+vmem_touch()
+{
+	insmod "$DIR/test_modules/pcpt_test_mod.ko" touch_phys=$(($1 * vmem_bs)) \
+		touch_size="$vmem_bs" || return 1
+	rmmod pcpt_test_mod
+}
+
+# vmem_kept_entries: top-level entries a hot-add leaves after removal.
+# Generic KASAN maps the shadow of hot-added memory with vmalloc
+# (kasan_mem_notifier()) and vfree()s it on removal; vmalloc page tables
+# are never freed, so the shadow's top-level entry (one: 256 MiB of
+# memory, 32 MiB of shadow) stays, in the master and every copy alike.
+vmem_kept_entries()
+{
+	grep -q ' kasan_mem_notifier$' /proc/kallsyms && echo 1 || echo 0
+}
+
+# pcpt_master_entries: the master's top-level entries (debugfs status).
+pcpt_master_entries()
+{
+	sed -n 's/^master entries: //p' "$PCPT_DEBUGFS/status"
+}

@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -101,6 +102,8 @@ static int pcpt_touch_range(void)
 		return ret;
 	}
 
+	/* The CPU picked for a node stays online (the soak unplugs CPUs). */
+	cpus_read_lock();
 	for_each_online_node(node) {
 		int cpu = cpumask_first_and(cpumask_of_node(node), cpu_online_mask);
 
@@ -114,6 +117,7 @@ static int pcpt_touch_range(void)
 		if (t.bad_page || t.bad_stamp)
 			break;
 	}
+	cpus_read_unlock();
 	free_contig_range(t.start_pfn, t.nr_pages);
 	return t.bad_page || t.bad_stamp ? -EIO : 0;
 }
