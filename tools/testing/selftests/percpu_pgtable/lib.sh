@@ -535,3 +535,53 @@ pcpt_master_entries()
 {
 	sed -n 's/^master entries: //p' "$PCPT_DEBUGFS/status"
 }
+
+# pcpw_window_countable: can pcpw_window_pages count here?
+pcpw_window_countable()
+{
+	pcpt_active && have_ptdump &&
+		grep -q '^client this_cpu_window:' "$PCPT_DEBUGFS/status"
+}
+
+# pcpw_window_pages: "N" when the window of every CPU with a table of its
+# own maps exactly the N pages per CPU that percpu has populated, else
+# what differs.  The mappings are counted from each CPU's table dump, the
+# populated pages from Percpu in /proc/meminfo (populated pages times
+# units, one unit per possible CPU): a mapping left behind by a
+# depopulate, or missing after a populate, shows as a difference.
+# Percpu memory comes and goes under the reads (pcpu_balance_workfn), so
+# a count is taken only when Percpu did not change across it.
+pcpw_window_pages()
+{
+	range=$(sed -n 's/^client this_cpu_window: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\)$/\1 \2/p' \
+		"$PCPT_DEBUGFS/status")
+	units=$(cpulist_expand "$(cat /sys/devices/system/cpu/possible)" | wc -w)
+	page=$(($(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps) * 1024))
+	for try in 1 2 3 4 5; do
+		pc0=$(awk '/^Percpu:/ { print $2 }' /proc/meminfo)
+		got=
+		for f in "$PCPT_DEBUGFS"/tables/cpu*; do
+			grep -q "^${f##*/}: master" "$PCPT_DEBUGFS/status" && continue
+			got="$got $(awk -v range="$range" -v page="$page" '
+			BEGIN { split(range, r, " ") }
+			/^0x/ && NF > 3 {
+				start = substr($1, 1, 18)
+				end = substr($1, 20, 18)
+				if (start < r[1] || end > r[2])
+					next
+				u = substr($2, length($2))
+				n = substr($2, 1, length($2) - 1)
+				n *= u == "K" ? 1024 : u == "M" ? 1048576 : u == "G" ? 1073741824 : 1
+				b += n
+			}
+			END { print b / page }' "$f")"
+		done
+		pc1=$(awk '/^Percpu:/ { print $2 }' /proc/meminfo)
+		[ "$pc0" = "$pc1" ] || continue
+		want=$((pc0 * 1024 / page / units))
+		bad=$(echo $got | tr ' ' '\n' | grep -cvx "$want")
+		[ "$bad" -eq 0 ] && { echo "$want"; return 0; }
+	done
+	echo "populated $want pages per CPU, windows map:$got"
+	return 1
+}

@@ -12,7 +12,9 @@
 # wrap through -1, where a sub-word compare that sees stray upper bits
 # loses updates.  Then a writer pinned to each CPU in turn: its
 # increments must land in that CPU's copies (per_cpu_ptr()) and nowhere
-# else, which a total cannot tell.
+# else, which a total cannot tell.  Last, percpu chunks are added and
+# emptied on every CPU, and every CPU's window must map exactly the
+# populated percpu pages.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -119,5 +121,21 @@ for c in $cpus; do
 done
 rm -f /tmp/pcpw.before.$$ /tmp/pcpw.after.$$
 [ $bad -eq 0 ] && pass "pinned to each of $ncpus CPUs, $n increments landed in its own copies only"
+
+# Chunks added and emptied on every CPU: then every window maps exactly
+# the populated percpu pages.
+churns=0
+for c in $cpus; do
+	taskset "$(printf %x $((1 << c)))" sh -c "echo 128 > $D/churn" ||
+		fail "cpu$c: percpu churn of 128 objects failed (-EIO: a wrong value, see dmesg)"
+	churns=$((churns + 1))
+done
+if pcpw_window_countable; then
+	if win=$(pcpw_window_pages); then
+		pass "after $churns percpu churns, every window maps the $win populated percpu pages"
+	else
+		fail "after $churns percpu churns: $win"
+	fi
+fi
 rmmod $mod || fail "rmmod $mod"
 finish
