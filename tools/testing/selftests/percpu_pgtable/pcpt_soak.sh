@@ -20,14 +20,22 @@
 #  - percpu churn, on each CPU in turn, allocates and frees 4 KiB percpu
 #    objects (chunks come and go, the window is populated and
 #    depopulated), each read and written through the window;
-#  - counter writers run this_cpu ops while a migrator moves them.
+#  - counter writers run this_cpu ops while a migrator moves them;
+#  - memory hotplug adds the virtio-mem device's blocks (a new top-level
+#    entry of the linear map: boot.sh places it 8 TiB up), touches them
+#    from a CPU of every node (pcpt_test_mod) and removes them again.
 #
 # Then, with every CPU online: every table matches the master, every CPU
 # on its own; the copies match the master (the feature's verify) and
 # every CPU reads the master's bytes of the kernel's text and rodata and
 # of the patched module through its own table (ktext_observe_mod); the
-# counter sums are exact; the module window holds the pages it held
-# before.  One "soak:" line gives the figures.
+# counter sums are exact; every CPU's window maps exactly the percpu
+# pages that are populated (a mapping left behind by a depopulate, or
+# missing after a populate, shows as a difference), counted from each
+# CPU's own table dump against /proc/meminfo's Percpu; the module window
+# holds the pages it held before; the master has the top-level entries
+# it had before the memory came and went.  One "soak:" line gives the
+# figures.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -58,6 +66,12 @@ mw_pages()
 }
 mw_before=$(mw_pages)
 
+win_before= win_after=
+if pcpw_window_countable; then
+	win_before=$(pcpw_window_pages) || { fail "before the soak: $win_before"; win_before=mismatch; }
+fi
+n_before=$(pcpt_master_entries)
+
 W=/tmp/soak.$$
 mkdir -p $W
 stop=$W/stop
@@ -85,6 +99,7 @@ cleanup()
 {
 	touch $stop 2>/dev/null
 	kill $bg 2>/dev/null
+	[ -n "$mem_policy" ] && echo "$mem_policy" > $MEM/auto_online_blocks
 	echo nop > "$T/current_tracer"
 	echo 0 > "$T/events/kprobes/enable" 2>/dev/null
 	echo > "$T/kprobe_events"
@@ -93,7 +108,7 @@ cleanup()
 		[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
 	done
 }
-bg= loaders=
+bg= loaders= mem_policy=
 trap 'cleanup' EXIT
 trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
 
@@ -280,6 +295,49 @@ bg="$bg $writers"
 ) &
 bg="$bg $!"
 
+# Memory hotplug: hot-add, touch from every node, hot-remove, again.
+if vmem_init; then
+	mem_policy=$(cat $MEM/auto_online_blocks)
+	# Movable: nothing unmovable lands there, so unplug can offline it.
+	echo online_movable > $MEM/auto_online_blocks
+	(
+		n=0 err=0 touched=0
+		while [ ! -e $stop ]; do
+			if ! vmem_request "$vmem_want" vmem_online; then
+				echo "hot-add of $vmem_want bytes not online within $vmem_wait s" >> $W/perr.log
+				err=$((err + 1))
+				break
+			fi
+			for b in $(vmem_added); do
+				# alloc_contig_range() may meet a page the mix holds
+				# for a moment (-EBUSY); a wrong byte is -EIO at once.
+				ok=0
+				for try in 1 2 3 4 5; do
+					out=$(vmem_touch "$b" 2>&1) && { ok=1; break; }
+					case "$out" in *"I/O error"*|*"Input/output"*) break ;; esac
+					sleep 1
+				done
+				if [ $ok -eq 1 ]; then
+					touched=$((touched + 1))
+				else
+					err=$((err + 1))
+					echo "touching block $b from every node: $out" >> $W/perr.log
+				fi
+			done
+			if ! vmem_request 0 vmem_gone; then
+				echo "hot-remove not done within $vmem_wait s" >> $W/perr.log
+				err=$((err + 1))
+				break
+			fi
+			n=$((n + 1))
+		done
+		echo "$n $err $touched" > $W/mem
+	) &
+	bg="$bg $!"
+else
+	echo "# no memory hotplug in this soak: $vmem_why"
+fi
+
 start=$(date +%s)
 wait $loaders
 touch $stop
@@ -327,6 +385,13 @@ churns=$1 cerr=$2
 result moves
 set -- $r
 moves=$1
+mems=0 merr=0 touched=0
+if [ -n "$mem_policy" ]; then
+	result mem
+	set -- $r
+	mems=$1 merr=$2 touched=${3:-0}
+	echo "$mem_policy" > $MEM/auto_online_blocks
+fi
 writes=0
 for k in 1 2; do
 	result inc.$k
@@ -346,6 +411,20 @@ trap - EXIT
 	fail "$plugs CPU offline/online cycles, $herr refused"
 [ "$cerr" -eq 0 ] && [ "$churns" -gt 0 ] && pass "$churns percpu churns of 128 objects" ||
 	fail "$churns percpu churns, $cerr failed (-EIO: a wrong value read or written, see dmesg)"
+if [ -n "$mem_policy" ]; then
+	[ "$merr" -eq 0 ] && [ "$mems" -gt 0 ] &&
+		pass "$mems memory hot-add/remove cycles, $touched blocks touched from every node" ||
+		fail "$mems memory hot-add/remove cycles, $touched blocks touched, $merr failed"
+	vmem_gone || fail "blocks left after the soak: $(vmem_added)"
+	if pcpt_active; then
+		n_after=$(pcpt_master_entries)
+		kept=0
+		[ "$mems" -gt 0 ] && kept=$(vmem_kept_entries)
+		[ "$n_after" -eq $((n_before + kept)) ] &&
+			pass "master entries back to $n_after ($kept KASAN shadow entry kept)" ||
+			fail "master entries $n_before before the soak, $n_after after (+$kept for KASAN's shadow)"
+	fi
+fi
 incs=$((writes * per_write))
 got=$(cat $PW/sum)
 expect="static $incs dynamic $incs s8 $((incs % 256)) s16 $((incs % 65536))"
@@ -372,6 +451,14 @@ tr_view "the soak, kernel text and rodata" image
 tr_view "the soak, ktext_test_mod's text" "$(mod_text ktext_test_mod)" 1
 # The observer tr_view loaded holds pages of the window too.
 [ -d "$OBSERVE" ] && rmmod ktext_observe_mod
+if [ -n "$win_before" ]; then
+	if win_after=$(pcpw_window_pages); then
+		pass "every window maps the $win_after populated percpu pages ($win_before before)"
+	else
+		fail "after the soak: $win_after"
+		win_after=mismatch
+	fi
+fi
 mw_after=$(mw_pages)
 [ "$mw_after" = "$mw_before" ] && pass "module window back to '$mw_after'" ||
 	fail "module window held '$mw_before' before, '$mw_after' after"
@@ -382,7 +469,8 @@ cmis=$(sed -n 's/^mismatches: //p' "$TR_DEBUGFS/verify" 2>/dev/null)
 p0=$(echo "$mw_before" | awk '{ print $1 }')
 p1=$(echo "$mw_after" | awk '{ print $1 }')
 echo "# soak: $took s, $loads module cycles, $toggles patching switches, $plugs hotplug cycles," \
-	"$churns percpu churns, $incs increments (lost: $lost)," \
+	"$churns percpu churns, $mems memory hotplug cycles, $incs increments (lost: $lost)," \
+	"window pages ${win_before:-n/a} -> ${win_after:-n/a}," \
 	"table mismatches ${tmis:-n/a}, copy mismatches ${cmis:-n/a}," \
 	"module window pages leaked $((${p1:-0} - ${p0:-0})), failed checks $pcpt_failures"
 finish
