@@ -167,7 +167,6 @@ static const char *krepl_mw_reason = "replication is inactive";
 
 static bool krepl_enabled __ro_after_init = true;
 static const char *krepl_off_why __ro_after_init = "off (kernel_replication=off)";
-static nodemask_t krepl_testfail __initdata;
 /* How much of the window the allocator hands out: kernel_replication_modules=. */
 static unsigned long krepl_mw_limit __ro_after_init = KREPL_MW_SIZE;
 
@@ -246,12 +245,20 @@ static int __init kernel_replication_modules_param(char *arg)
 			KREPL_MW_SIZE >> 20);
 		size = KREPL_MW_SIZE;
 	}
-	krepl_mw_limit = PAGE_ALIGN(size);
+	/* A limit: never more than asked for. */
+	krepl_mw_limit = PAGE_ALIGN_DOWN(size);
 	return 0;
 }
 early_param("kernel_replication_modules", kernel_replication_modules_param);
 
-/* For tests: pretend that the copy for these nodes cannot be allocated. */
+#ifdef CONFIG_KERNEL_REPLICATION_KUNIT_TEST
+/*
+ * Testing aid, as percpu_pgtable_testfail=: pretend that the copies of
+ * these nodes cannot be allocated, to exercise the fallback to another
+ * node's copy.
+ */
+static nodemask_t krepl_testfail __initdata;
+
 static int __init kernel_replication_testfail_param(char *arg)
 {
 	if (!arg || !*arg || nodelist_parse(arg, krepl_testfail)) {
@@ -262,6 +269,17 @@ static int __init kernel_replication_testfail_param(char *arg)
 	return 0;
 }
 early_param("kernel_replication_testfail", kernel_replication_testfail_param);
+
+static bool __init krepl_test_alloc_fails(int nid)
+{
+	return node_isset(nid, krepl_testfail);
+}
+#else
+static inline bool krepl_test_alloc_fails(int nid)
+{
+	return false;
+}
+#endif
 
 static struct vm_struct krepl_holes[4];
 
@@ -550,7 +568,7 @@ void __init kernel_replication_reserve(void)
 		if (nid == krepl_master_node || !node_state(nid, N_MEMORY))
 			continue;
 		pa = 0;
-		if (!node_isset(nid, krepl_testfail))
+		if (!krepl_test_alloc_fails(nid))
 			pa = memblock_alloc_range_nid(off + krepl_size,
 						      krepl_copy_align, 0,
 						      MEMBLOCK_ALLOC_ACCESSIBLE,
