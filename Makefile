@@ -71,7 +71,7 @@ BAD_INPUT := $(subst $(space),,pcpt.bad_input=1,pcpt.only=bad_input,$(BAD_PCPT),
 ONLY_PCPT_OFF := pcpt_status|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpw_counter|kernel_selftests|\
 	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_patching|ktext_modload
 ONLY_TESTFAIL := pcpt_status|pcpt_dump|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug|pcpt_modules|pcpw_counter|\
-	ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_protect|ktext_patching|ktext_execmem|\
+	kernel_selftests|ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_protect|ktext_patching|ktext_execmem|\
 	ktext_modload|ktext_lkdtm
 ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_status|ktext_verify|ktext_maint|ktext_patching|ktext_modload
 # The default boot of make check loads modules 400 times and runs one
@@ -296,8 +296,10 @@ soak:
 			echo "pcpt: error: $$v: a whole number (no leading zero) of cycles or seconds expected" >&2; exit 2 ;; \
 		esac; \
 	done
-	@[ "$(SOAK_CYCLES)$(SOAK_SECONDS)" != 00 ] && [ "$(SOAK_DEBUG_CYCLES)$(SOAK_SECONDS)" != 00 ] || \
-		{ echo "pcpt: error: SOAK_CYCLES (or SOAK_DEBUG_CYCLES) and SOAK_SECONDS are both 0: nothing to run" >&2; exit 2; }
+	@$(if $(filter default,$(SOAK_CONFIGS)),[ "$(SOAK_CYCLES)$(SOAK_SECONDS)" != 00 ] || \
+		{ echo "pcpt: error: SOAK_CYCLES and SOAK_SECONDS are both 0: nothing to run in the default soak" >&2; exit 2; })
+	@$(if $(filter debug,$(SOAK_CONFIGS)),[ "$(SOAK_DEBUG_CYCLES)$(SOAK_SECONDS)" != 00 ] || \
+		{ echo "pcpt: error: SOAK_DEBUG_CYCLES and SOAK_SECONDS are both 0: nothing to run in the debug soak" >&2; exit 2; })
 	@[ -n "$(strip $(SOAK_CONFIGS))" ] || { echo "pcpt: error: SOAK_CONFIGS is empty; accepted: default debug" >&2; exit 2; }
 	@$(foreach c,$(SOAK_CONFIGS),$(if $(filter $(c),default debug),,\
 		echo "pcpt: error: SOAK_CONFIGS has '$(c)'; accepted: default debug" >&2; exit 2;))

@@ -6,7 +6,8 @@
 # non-zero on any failure.
 #
 # CMDLINE may be empty; a comma in it stands for a space, a '~' for a
-# comma.  Each further FIELD is NAME=VALUE for one boot option of that
+# comma.  The CMDLINE of the environment (make check CMDLINE=...) is
+# appended to every entry's.  Each further FIELD is NAME=VALUE for one boot option of that
 # run (NODES, CPU, HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the
 # Makefile), a bare number, which is NODES, or TAG=NAME, the log's name
 # when CMDLINE is too long for one.
@@ -22,7 +23,9 @@ for e in $entries; do
 	IFS=: read -r cfg pages cmd rest <<<"$e"
 	cmd=${cmd//,/ }
 	cmd=${cmd//\~/,}
-	[ -n "$cmd" ] || cmd=${CMDLINE:-}
+	# make check CMDLINE=...: appended to every boot's own options
+	# (after them: of a pcpt.NAME= given twice, the tests take the last).
+	cmd="$cmd${CMDLINE:+${cmd:+ }$CMDLINE}"
 	opts=() suffix= name=
 	IFS=: read -ra fields <<<"$rest"
 	for f in "${fields[@]}"; do
