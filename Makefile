@@ -46,7 +46,7 @@ CHECK_CONFIGS ?= default debug
 empty :=
 space := $(empty) $(empty)
 , := ,
-KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0
+KTEXT_LIGHT := pcpt.ktext_modload_iters=40,pcpt.ktext_patch_loops=1,pcpt.ktext_writers=0,pcpt.faults_div=0
 # Every boot option of the project with a valid value other than the
 # default, then empty, garbage and out-of-range ones: each bad one warned
 # about, the defaults used (pcpt_bad_input.sh).  '~' is a comma: "1,zz",
@@ -186,7 +186,7 @@ LOGDIR := $(OUT)/logs
 # session 12: four reads of a per-CPU dump with physical addresses).
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
-	pcpt.ktext_writers=1 pcpt.ktext_views_on=0 pcpt.ksft_timeout=1200
+	pcpt.ktext_writers=1 pcpt.ktext_views_on=0 pcpt.faults_div=2 pcpt.ksft_timeout=1200
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) MEMLESS=$(MEMLESS) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \

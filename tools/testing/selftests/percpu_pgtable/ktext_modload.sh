@@ -30,11 +30,6 @@ for x in $workers; do
 	[ -f "$DIR/test_modules/ktext_big$m.ko" ] || { fail "ktext_big$m.ko not built"; finish; }
 	grep -q "^ktext_big$m " /proc/modules && rmmod ktext_big$m
 done
-# "N pages, M node copies" of the module window
-mw_pages()
-{
-	sed -n 's/^modules: 0x[0-9a-f]*-0x[0-9a-f]*, \([0-9]* pages, [0-9]* node copies\).*/\1/p' "$TR_DEBUGFS/status"
-}
 before=$(mw_pages)
 errs=/tmp/ktext_modload.$$
 : > $errs

@@ -297,6 +297,13 @@ mw_range()
 	sed -n 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.*/\1 \2/p' "$TR_DEBUGFS/status" 2>/dev/null
 }
 
+# mw_pages: "N pages, M node copies" the module window maps (debugfs).
+mw_pages()
+{
+	sed -n 's/^modules: 0x[0-9a-f]*-0x[0-9a-f]*, \([0-9]* pages, [0-9]* node copies\).*/\1/p' \
+		"$TR_DEBUGFS/status" 2>/dev/null
+}
+
 # ksym NAME: address of a kernel symbol, 0x and 16 lowercase hex digits.
 ksym()
 {
@@ -557,7 +564,9 @@ pcpw_window_pages()
 		"$PCPT_DEBUGFS/status")
 	units=$(cpulist_expand "$(cat /sys/devices/system/cpu/possible)" | wc -w)
 	page=$(($(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps) * 1024))
+	msg="Percpu in /proc/meminfo never stood still across a count"
 	for try in 1 2 3 4 5; do
+		[ $try -eq 1 ] || sleep 1
 		pc0=$(awk '/^Percpu:/ { print $2 }' /proc/meminfo)
 		got=
 		for f in "$PCPT_DEBUGFS"/tables/cpu*; do
@@ -581,7 +590,8 @@ pcpw_window_pages()
 		want=$((pc0 * 1024 / page / units))
 		bad=$(echo $got | tr ' ' '\n' | grep -cvx "$want")
 		[ "$bad" -eq 0 ] && { echo "$want"; return 0; }
+		msg="populated $want pages per CPU, windows map:$got"
 	done
-	echo "populated $want pages per CPU, windows map:$got"
+	echo "$msg"
 	return 1
 }

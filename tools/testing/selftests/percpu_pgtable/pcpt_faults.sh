@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation failures injected with the kernel's fault injection
+# (failslab, fail_page_alloc; Documentation/fault-injection/) into module
+# loads and percpu allocations: pcpt_failnth makes the Nth slab or page
+# allocation of one finit_module(2), or of one write(2) that churns
+# percpu memory, fail, once.  N sweeps from 1 up, each step at most an
+# eighth of N (pcpt.faults_div=8; 0 skips the test), until the call no
+# longer reaches the Nth allocation: every phase of the call gets a
+# failure, the module window's and percpu's included.
+#
+# A module load must fail cleanly (not loaded, the module window as
+# before) or load with every CPU reading the master's bytes of its text
+# (ktext_observe_mod, through each CPU's own table) and copies that
+# match (verify).  A load whose node copy failed is unreplicated, or has
+# pages left on the master's, with the kernel's warning; both must
+# happen in the sweep, and a refused load too.  After each unload the
+# module window holds the pages and node copies it held before.  A
+# percpu churn must succeed or fail with -ENOMEM, never read a wrong
+# value (-EIO); every CPU's window must then map exactly the populated
+# percpu pages, right after the sweep and after a clean churn on every
+# CPU.  Every table matches the master at the end.
+DIR=$(dirname "$0")
+. "$DIR/lib.sh"
+
+debugfs_mount
+F=/sys/kernel/debug
+FN="$DIR/pcpt_failnth"
+div=$(cmdline_opt faults_div 8)
+case "$div" in
+''|*[!0-9]*) fail "pcpt.faults_div='$div': a number expected (0: skip)"; finish ;;
+0) skip "pcpt.faults_div=0" ;;
+esac
+for a in failslab fail_page_alloc; do
+	[ -d "$F/$a" ] ||
+		skip "no $F/$a: CONFIG_FAULT_INJECTION_DEBUG_FS, FAILSLAB and FAIL_PAGE_ALLOC (pcpt.config)"
+done
+[ -x "$FN" ] || { fail "$FN not built"; finish; }
+big=ktext_big0
+for m in $big pcpw_test_mod; do
+	[ -f "$DIR/test_modules/$m.ko" ] || { fail "$m.ko not built"; finish; }
+	grep -q "^$m " /proc/modules && rmmod $m
+done
+
+# GFP_KERNEL allocations, single pages and highmem-capable ones (percpu
+# and vmalloc pages ask for __GFP_HIGHMEM) may fail too; nothing printed
+# (a stack per failure would bury the log).  The kernel's defaults back
+# at the end.
+for a in failslab fail_page_alloc; do
+	echo N > "$F/$a/ignore-gfp-wait"
+	echo 0 > "$F/$a/verbose"
+done
+echo 0 > "$F/fail_page_alloc/min-order"
+echo N > "$F/fail_page_alloc/ignore-gfp-highmem"
+restore()
+{
+	for a in failslab fail_page_alloc; do
+		echo Y > "$F/$a/ignore-gfp-wait"
+		echo 2 > "$F/$a/verbose"
+	done
+	echo 1 > "$F/fail_page_alloc/min-order"
+	echo Y > "$F/fail_page_alloc/ignore-gfp-highmem"
+	echo "PCPT-INJECT-END pcpt_faults" > /dev/kmsg
+}
+trap 'restore' EXIT
+# The kernel reports failed allocations with a stack: expected from here
+# (scripts/pcpt/results.py).
+echo "PCPT-INJECT-BEGIN pcpt_faults" > /dev/kmsg
+
+next_pos()
+{
+	step=$(($1 / div))
+	[ $step -ge 1 ] || step=1
+	echo $(($1 + step))
+}
+
+# since MARK: the kernel log after the line MARK wrote to /dev/kmsg.
+since()
+{
+	dmesg | sed -n "/$1\$/,\$p"
+}
+
+replicated=0
+tr_active && tr_modules && replicated=1
+observe_load || finish
+mw0=$(mw_pages)
+n=1 loaded=0 refused=0 unrepl=0 partial=0 mod_bad=0 calls=0 errs=
+while :; do
+	echo "pcpt-faults: module at $n" > /dev/kmsg
+	set -- $("$FN" "$n" module "$DIR/test_modules/$big.ko")
+	fired=$2 err=$4
+	[ -n "$err" ] || { fail "pcpt_failnth $n module: no result"; break; }
+	b=$pcpt_failures
+	if [ "$err" != 0 ]; then
+		refused=$((refused + 1))
+		[ "$fired" = 1 ] || fail "at $n: finit_module failed (errno $err), no fault injected"
+		case " $errs " in *" $err "*) ;; *) errs="$errs $err" ;; esac
+		grep -q "^$big " /proc/modules &&
+			{ fail "at $n: finit_module failed, yet $big is loaded"; rmmod $big; }
+	else
+		loaded=$((loaded + 1))
+		log=$(since "pcpt-faults: module at $n")
+		echo "$log" | grep -q "$big is not replicated" && unrepl=$((unrepl + 1))
+		echo "$log" | grep -q "$big: [0-9]* pages could not be copied" && partial=$((partial + 1))
+		tr_view "fault at $n: $big's text" "$(mod_text $big)"
+		[ $replicated -eq 1 ] && tr_verify "fault at $n"
+		rmmod $big || fail "at $n: rmmod $big"
+	fi
+	mw=$(mw_pages)
+	[ "$mw" = "$mw0" ] || fail "at $n: module window '$mw0' before, '$mw' after"
+	[ $pcpt_failures -eq $b ] || mod_bad=$((mod_bad + 1))
+	calls=$((calls + 1))
+	[ "$fired" = 1 ] || break
+	n=$(next_pos $n)
+done
+[ "$fired" = 0 ] &&
+	pass "$calls loads of $big, a failure at allocation 1 to $((n - 1)), then none at $n (past the load's last)"
+[ $mod_bad -eq 0 ] &&
+	pass "$loaded loaded ($unrepl unreplicated, $partial with pages left on the master's), $refused refused (errno$errs); module window back to '$mw0' after each"
+[ $refused -gt 0 ] || fail "no load refused: no failure reached the module loader"
+if [ $replicated -eq 1 ] && { [ $unrepl -eq 0 ] || [ $partial -eq 0 ]; }; then
+	fail "$unrepl unreplicated, $partial partly replicated loads: a failure did not reach each replica allocation"
+fi
+
+# Percpu: a churn of 128 objects, on the CPUs in turn.
+insmod "$DIR/test_modules/pcpw_test_mod.ko" || { fail "insmod pcpw_test_mod"; finish; }
+PW=/sys/kernel/debug/pcpw_test
+cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
+ncpus=$(echo $cpus | wc -w)
+n=1 ok=0 nomem=0 calls=0
+while :; do
+	c=$(echo $cpus | cut -d' ' -f$((calls % ncpus + 1)))
+	set -- $(taskset -c "$c" "$FN" "$n" write "$PW/churn" 128)
+	fired=$2 err=$4
+	case "$err" in
+	0) ok=$((ok + 1)) ;;
+	12) nomem=$((nomem + 1)) ;;
+	*) fail "at $n on cpu$c: churn errno '$err' (5: a wrong value read or written, see dmesg)" ;;
+	esac
+	calls=$((calls + 1))
+	[ "$fired" = 1 ] || break
+	n=$(next_pos $n)
+done
+[ "$fired" = 0 ] &&
+	pass "$calls churns, a failure at allocation 1 to $((n - 1)), then none at $n: $ok done, $nomem -ENOMEM"
+[ $nomem -gt 0 ] || fail "no churn failed with -ENOMEM: no failure reached percpu"
+window_check()
+{
+	pcpw_window_countable || return 0
+	if win=$(pcpw_window_pages); then
+		pass "$1: every window maps the $win populated percpu pages"
+	else
+		fail "$1: $win"
+	fi
+}
+window_check "after the sweep"
+for c in $cpus; do
+	taskset -c "$c" sh -c "echo 128 > $PW/churn" || fail "cpu$c: churn after the sweep"
+done
+window_check "after a clean churn on every CPU"
+rmmod pcpw_test_mod || fail "rmmod pcpw_test_mod"
+pcpt_active && pcpt_check "the injected failures"
+finish
