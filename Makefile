@@ -110,6 +110,8 @@ SOAK_CYCLES ?= 10000
 SOAK_DEBUG_CYCLES ?= 1000
 SOAK_SECONDS ?= 0
 SOAK_CONFIGS ?= default debug
+# Nodes of the soak's boots (2 CPUs each): 8 for the bigger topology.
+SOAK_NODES ?= 4
 VMEM_MB ?= 1024
 # make repeat: consecutive boots, each running the selftests matching TEST.
 REPEAT ?= 20
@@ -210,7 +212,7 @@ help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
-	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)): SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
+	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -290,6 +292,9 @@ check:
 # (generous: a cycle took ~1 s of the mix in the default kernel in
 # session 12, 4 nodes x 2 CPUs on 2 host cores).
 soak:
+	@case "$(SOAK_NODES)" in [1-8]) ;; *) \
+		echo "pcpt: error: SOAK_NODES=$(SOAK_NODES): a number of nodes from 1 to 8 expected" >&2; exit 2 ;; \
+	esac
 	@for v in SOAK_CYCLES=$(SOAK_CYCLES) SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES) \
 		SOAK_SECONDS=$(SOAK_SECONDS); do \
 		case "$${v#*=}" in ''|*[!0-9]*|0?*) \
@@ -303,11 +308,12 @@ soak:
 	@[ -n "$(strip $(SOAK_CONFIGS))" ] || { echo "pcpt: error: SOAK_CONFIGS is empty; accepted: default debug" >&2; exit 2; }
 	@$(foreach c,$(SOAK_CONFIGS),$(if $(filter $(c),default debug),,\
 		echo "pcpt: error: SOAK_CONFIGS has '$(c)'; accepted: default debug" >&2; exit 2;))
-	@TIMEOUT_default=$$((900 + 3 * $(SOAK_CYCLES) + $(SOAK_SECONDS))) \
-	TIMEOUT_debug=$$((3000 + 30 * $(SOAK_DEBUG_CYCLES) + $(SOAK_SECONDS))) \
+	@f=$$((($(SOAK_NODES) + 3) / 4)); \
+	TIMEOUT_default=$$((900 + 3 * f * $(SOAK_CYCLES) + $(SOAK_SECONDS))) \
+	TIMEOUT_debug=$$((3000 + 30 * f * $(SOAK_DEBUG_CYCLES) + $(SOAK_SECONDS))) \
 	bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(strip \
-		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:TAG=soak) \
-		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:TAG=soak))"
+		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak) \
+		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"

@@ -59,11 +59,6 @@ insmod "$DIR/test_modules/pcpw_test_mod.ko" || { fail "insmod pcpw_test_mod"; fi
 KT=/sys/kernel/debug/ktext_test
 PW=/sys/kernel/debug/pcpw_test
 
-mw_pages()
-{
-	sed -n 's/^modules: 0x[0-9a-f]*-0x[0-9a-f]*, \([0-9]* pages, [0-9]* node copies\).*/\1/p' \
-		"$TR_DEBUGFS/status" 2>/dev/null
-}
 mw_before=$(mw_pages)
 
 win_before= win_after=
@@ -302,7 +297,8 @@ if vmem_init; then
 	echo online_movable > $MEM/auto_online_blocks
 	(
 		n=0 err=0 touched=0
-		while [ ! -e $stop ]; do
+		# At least one cycle, however short the soak.
+		while :; do
 			if ! vmem_request "$vmem_want" vmem_online; then
 				echo "hot-add of $vmem_want bytes not online within $vmem_wait s" >> $W/perr.log
 				err=$((err + 1))
@@ -312,7 +308,7 @@ if vmem_init; then
 				# alloc_contig_range() may meet a page the mix holds
 				# for a moment (-EBUSY); a wrong byte is -EIO at once.
 				ok=0
-				for try in 1 2 3 4 5; do
+				for try in 1 2 3 4 5 6 7 8 9 10; do
 					out=$(vmem_touch "$b" 2>&1) && { ok=1; break; }
 					case "$out" in *"I/O error"*|*"Input/output"*) break ;; esac
 					sleep 1
@@ -330,6 +326,7 @@ if vmem_init; then
 				break
 			fi
 			n=$((n + 1))
+			[ -e $stop ] && break
 		done
 		echo "$n $err $touched" > $W/mem
 	) &
