@@ -74,10 +74,11 @@ ONLY_TESTFAIL := pcpt_status|pcpt_dump|pcpt_hotplug|pcpt_vmalloc|pcpt_memhotplug
 	kernel_selftests|ktext_status|ktext_locality|ktext_verify|ktext_maint|ktext_protect|ktext_patching|ktext_execmem|\
 	ktext_modload|ktext_lkdtm
 ONLY_KREPL_OFF := pcpt_status|pcpt_vmalloc|ktext_status|ktext_verify|ktext_maint|ktext_patching|ktext_modload
-# The default boot of make check loads modules 400 times and runs one
+# The default boot of make check loads modules 200 times and runs one
 # patching loop (the options' defaults, 1000 and 2, are for check-one;
-# the soak loads 10,000 times).
-CHECK_CMDLINE_default := pcpt.ktext_modload_iters=400,pcpt.ktext_patch_loops=1
+# the soak loads 10,000 times; pcpt_faults.sh and the short soak load
+# about 150 more; session 14: CI time).
+CHECK_CMDLINE_default := pcpt.ktext_modload_iters=200,pcpt.ktext_patch_loops=1
 # The debug boot of make check does not hibernate (289 s of its ~2400 s
 # in session 12); the default boot does, and make matrix has the debug
 # kernel's round trip.
@@ -89,7 +90,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
 	default:4k:$(BAD_INPUT):TAG=bad_input \
-	default:4k:pcpt.only=soak,pcpt.soak_cycles=100,pcpt.soak_seconds=30:TAG=soak-short \
+	default:4k:pcpt.only=soak,pcpt.soak_cycles=50,pcpt.soak_seconds=30:TAG=soak-short \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the
@@ -188,7 +189,7 @@ LOGDIR := $(OUT)/logs
 # session 12: four reads of a per-CPU dump with physical addresses).
 CMDLINE_debug := pcpt.hotplug_cycles=1 pcpt.vmalloc_loops=20 pcpt.pcpw_seconds=4 \
 	pcpt.ktext_modload_iters=40 pcpt.ktext_patch_loops=1 pcpt.ktext_all_cpus=0 \
-	pcpt.ktext_writers=1 pcpt.ktext_views_on=0 pcpt.faults_div=2 pcpt.ksft_timeout=1200
+	pcpt.ktext_writers=1 pcpt.ktext_views_on=0 pcpt.faults_div=1 pcpt.ksft_timeout=1200
 BOOT_ENV := NODES=$(NODES) CPUS_PER_NODE=$(CPUS_PER_NODE) NODE_MEM=$(NODE_MEM) \
 	VMEM_MB=$(VMEM_MB) CPU=$(CPU) HIBERNATE=$(HIBERNATE) KEXEC=$(KEXEC) MEMLESS=$(MEMLESS) \
 	CMDLINE="$(strip $(CMDLINE_$(CONFIG)) $(CMDLINE))" BROKEN=$(BROKEN) \
