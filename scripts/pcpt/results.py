@@ -38,6 +38,10 @@ SPLATS = [
     r'rcu: INFO: .* detected stalls',
     r'watchdog: BUG: soft lockup',
     r'Call trace:',
+    # Reports without " at " or a stack: lockdep's "lock held when
+    # returning to user space!", SLUB's "BUG kmalloc-64 (...): ...".
+    r'^WARNING: ',
+    r'\bBUG [\w.-]+ \(',
 ]
 SPLAT_RE = re.compile('|'.join(SPLATS))
 # Lines that match a pattern above but report nothing wrong.
@@ -52,10 +56,11 @@ EXPECT_END_RE = re.compile(r'PCPT-EXPECT-OOPS-END (\S.*)$')
 OOPS_PART_RE = re.compile(r'Internal error: Oops|Unable to handle kernel|Call trace:')
 # A test that injects allocation failures (pcpt_faults.sh) writes these
 # around it: between them, the stack the kernel prints after reporting a
-# failed allocation is expected (its "Call trace:" right after the
+# failed allocation is expected (one "Call trace:" right after each
 # report); every other report, with its own header line, still fails.
 INJECT_BEGIN_RE = re.compile(r'PCPT-INJECT-BEGIN (\S.*)$')
 INJECT_END_RE = re.compile(r'PCPT-INJECT-END (\S.*)$')
+CALL_TRACE_RE = re.compile(r'Call trace:\s*$')
 ALLOC_REPORT_RE = re.compile(r'page allocation failure: order|vmalloc error: size|'
                              r'percpu: allocation failed')
 
@@ -156,7 +161,8 @@ def judge(args):
         if inject is not None and ALLOC_REPORT_RE.search(text):
             alloc_report = i
         # The report's CPU, Tainted and Hardware name lines come between.
-        if inject is not None and text.strip() == 'Call trace:' and i - alloc_report <= 6:
+        if inject is not None and CALL_TRACE_RE.search(text) and i - alloc_report <= 6:
+            alloc_report = -100
             continue
         m = EXPECT_BEGIN_RE.search(text)
         if m:

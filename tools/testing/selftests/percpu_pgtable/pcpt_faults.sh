@@ -62,6 +62,10 @@ restore()
 	done
 	echo 1 > "$F/fail_page_alloc/min-order"
 	echo Y > "$F/fail_page_alloc/ignore-gfp-highmem"
+	# Each failure fail-nth forced took one of these.
+	for a in failslab fail_page_alloc; do
+		echo 1 > "$F/$a/times"
+	done
 	echo "PCPT-INJECT-END pcpt_faults" > /dev/kmsg
 }
 trap 'restore' EXIT
@@ -86,7 +90,7 @@ replicated=0
 tr_active && tr_modules && replicated=1
 observe_load || finish
 mw0=$(mw_pages)
-n=1 loaded=0 refused=0 unrepl=0 partial=0 mod_bad=0 calls=0 errs=
+n=1 loaded=0 refused=0 unrepl=0 partial=0 mod_bad=0 calls=0
 while :; do
 	echo "pcpt-faults: module at $n" > /dev/kmsg
 	set -- $("$FN" "$n" module "$DIR/test_modules/$big.ko")
@@ -96,7 +100,7 @@ while :; do
 	if [ "$err" != 0 ]; then
 		refused=$((refused + 1))
 		[ "$fired" = 1 ] || fail "at $n: finit_module failed (errno $err), no fault injected"
-		case " $errs " in *" $err "*) ;; *) errs="$errs $err" ;; esac
+		[ "$err" = 12 ] || fail "at $n: finit_module failed with errno $err, not ENOMEM (12)"
 		grep -q "^$big " /proc/modules &&
 			{ fail "at $n: finit_module failed, yet $big is loaded"; rmmod $big; }
 	else
@@ -118,9 +122,12 @@ done
 [ "$fired" = 0 ] &&
 	pass "$calls loads of $big, a failure at allocation 1 to $((n - 1)), then none at $n (past the load's last)"
 [ $mod_bad -eq 0 ] &&
-	pass "$loaded loaded ($unrepl unreplicated, $partial with pages left on the master's), $refused refused (errno$errs); module window back to '$mw0' after each"
+	pass "$loaded loaded ($unrepl unreplicated, $partial with pages left on the master's), $refused refused with ENOMEM; module window back to '$mw0' after each"
 [ $refused -gt 0 ] || fail "no load refused: no failure reached the module loader"
-if [ $replicated -eq 1 ] && { [ $unrepl -eq 0 ] || [ $partial -eq 0 ]; }; then
+# With N doubling (pcpt.faults_div=1, the debug boot) whether a step
+# lands in the node copies depends on the module's size: required with
+# steps of at most N/4.
+if [ $replicated -eq 1 ] && [ "$div" -ge 4 ] && { [ $unrepl -eq 0 ] || [ $partial -eq 0 ]; }; then
 	fail "$unrepl unreplicated, $partial partly replicated loads: a failure did not reach each replica allocation"
 fi
 
@@ -143,8 +150,10 @@ while :; do
 	[ "$fired" = 1 ] || break
 	n=$(next_pos $n)
 done
+# How many allocations a churn makes depends on what the balance work
+# left populated: the sweep ends at the first churn that makes fewer.
 [ "$fired" = 0 ] &&
-	pass "$calls churns, a failure at allocation 1 to $((n - 1)), then none at $n: $ok done, $nomem -ENOMEM"
+	pass "$calls churns, a failure at allocation 1 to $((n - 1)), then a churn with fewer than $n: $ok done, $nomem -ENOMEM"
 [ $nomem -gt 0 ] || fail "no churn failed with -ENOMEM: no failure reached percpu"
 if pcpw_window_countable; then
 	if win=$(pcpw_window_pages); then

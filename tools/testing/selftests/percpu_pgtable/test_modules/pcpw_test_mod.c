@@ -17,7 +17,7 @@
  * word of each as zero with this_cpu_read(), writes them with
  * this_cpu_write() and reads them back through per_cpu_ptr(), then frees
  * them all, so that the balance work depopulates and frees chunks again.
- * It fails with -EIO on a wrong value (logged), -ENOMEM when an
+ * It fails with -EIO on a wrong value (logged), -ENOMEM when a percpu
  * allocation fails (after freeing what it got).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -114,9 +114,11 @@ static ssize_t pcpw_churn_write(struct file *file, const char __user *buf,
 		return ret;
 	if (!n || n > PCPW_CHURN_MAX)
 		return -EINVAL;
-	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL);
-	if (!objs)
-		return -ENOMEM;
+	/*
+	 * Never failed by fault injection (pcpt_faults.sh): a -ENOMEM from
+	 * the churn is then percpu's, not this array's.
+	 */
+	objs = kcalloc(n, sizeof(*objs), GFP_KERNEL | __GFP_NOFAIL);
 	for (got = 0; got < n; got++) {
 		objs[got] = __alloc_percpu(PCPW_CHURN_SIZE, 8);
 		if (!objs[got])
