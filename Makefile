@@ -110,6 +110,8 @@ BENCH_ITERS ?= 3
 SOAK_CYCLES ?= 10000
 SOAK_DEBUG_CYCLES ?= 1000
 SOAK_SECONDS ?= 0
+# Seconds between the soak's checkpoints (0: checks at the end only).
+SOAK_CHECKPOINT ?= 600
 SOAK_CONFIGS ?= default debug
 # Nodes of the soak's boots (2 CPUs each): 8 for the bigger topology.
 SOAK_NODES ?= 4
@@ -297,7 +299,7 @@ soak:
 		echo "pcpt: error: SOAK_NODES=$(SOAK_NODES): a number of nodes from 1 to 8 expected" >&2; exit 2 ;; \
 	esac
 	@for v in SOAK_CYCLES=$(SOAK_CYCLES) SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES) \
-		SOAK_SECONDS=$(SOAK_SECONDS); do \
+		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_CHECKPOINT=$(SOAK_CHECKPOINT); do \
 		case "$${v#*=}" in ''|*[!0-9]*|0?*) \
 			echo "pcpt: error: $$v: a whole number (no leading zero) of cycles or seconds expected" >&2; exit 2 ;; \
 		esac; \
@@ -313,8 +315,8 @@ soak:
 	TIMEOUT_default=$$((900 + 3 * f * $(SOAK_CYCLES) + $(SOAK_SECONDS))) \
 	TIMEOUT_debug=$$((3000 + 30 * f * $(SOAK_DEBUG_CYCLES) + $(SOAK_SECONDS))) \
 	bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(strip \
-		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak) \
-		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
+		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak) \
+		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"

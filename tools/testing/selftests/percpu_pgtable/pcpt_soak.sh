@@ -25,6 +25,14 @@
 #    entry of the linear map: boot.sh places it 8 TiB up), touches them
 #    from a CPU of every node (pcpt_test_mod) and removes them again.
 #
+# Every pcpt.soak_checkpoint seconds (default 30; 0: none) the workers
+# park between two operations and, mid-soak, the checks that need no
+# module of their own run: tables against the master, the copies (verify
+# and every CPU's read of the module text), the counter sums against the
+# writes made so far, the window page count, the module window and the
+# master's top-level entries.  A page lost between two churns, or a copy
+# that missed a write, shows there and not only at the end.
+#
 # Then, with every CPU online: every table matches the master, every CPU
 # on its own; the copies match the master (the feature's verify) and
 # every CPU reads the master's bytes of the kernel's text and rodata and
@@ -41,8 +49,11 @@ DIR=$(dirname "$0")
 
 cycles=$(cmdline_opt soak_cycles 0)
 secs=$(cmdline_opt soak_seconds 0)
-case "$cycles$secs" in
-*[!0-9]*) fail "pcpt.soak_cycles='$cycles' pcpt.soak_seconds='$secs': numbers expected"; finish ;;
+cp_every=$(cmdline_opt soak_checkpoint 30)
+case "$cycles$secs$cp_every" in
+*[!0-9]*)
+	fail "pcpt.soak_cycles='$cycles' pcpt.soak_seconds='$secs' pcpt.soak_checkpoint='$cp_every': whole numbers expected"
+	finish ;;
 esac
 [ "$cycles" -gt 0 ] || [ "$secs" -gt 0 ] ||
 	skip "no soak on this boot (pcpt.soak_cycles=N and/or pcpt.soak_seconds=S: make soak)"
@@ -70,6 +81,21 @@ n_before=$(pcpt_master_entries)
 W=/tmp/soak.$$
 mkdir -p $W
 stop=$W/stop
+pause=$W/pause
+
+# park NAME [FIGURE]: at a checkpoint, tell the soak this worker stands
+# between two operations (with FIGURE, its count so far) and wait there
+# until the checkpoint is over.
+park()
+{
+	[ -e $pause ] || return 0
+	g=$(cat $pause 2>/dev/null)
+	[ -n "$g" ] || return 0
+	echo "$g ${2:-0}" > $W/parked.$1
+	while [ "$(cat $pause 2>/dev/null)" = "$g" ] && [ ! -e $stop ]; do
+		sleep 1
+	done
+}
 end=$(($(date +%s) + secs))
 nodes=
 for node in $(online_nodes); do
@@ -109,12 +135,14 @@ trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout
 
 # Loaders: one per node, on that node's CPUs, each its own module.
 w=0
+loadnames=
 for node in $nodes; do
 	[ $w -lt $nload ] || break
 	cl=$(node_cpulist "$node")
 	(
 		i=0 err=0
 		while [ $i -lt $per ] || [ "$(date +%s)" -lt $end ]; do
+			park load.$node
 			taskset -c "$cl" insmod "$DIR/test_modules/ktext_big$w.ko" || err=$((err + 1))
 			rmmod ktext_big$w || err=$((err + 1))
 			i=$((i + 1))
@@ -123,13 +151,15 @@ for node in $nodes; do
 	) &
 	bg="$bg $!"
 	loaders="$loaders $!"
+	loadnames="$loadnames load.$node"
 	w=$((w + 1))
 done
 
 # A reader of vfs_read per node, each counting its rounds.
 for node in $nodes; do
 	cl=$(node_cpulist "$node")
-	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
+	# Idle at a checkpoint: a spinning vCPU slows the checks (2 host CPUs).
+	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do [ -e $pause ] && sleep 1; read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
 	bg="$bg $!"
 done
 
@@ -184,6 +214,7 @@ key_nodes()
 	ap() { echo "$1" >> "$2"; }
 	echo 1 > "$T/tracing_on"
 	while [ ! -e $stop ]; do
+		park patch
 		r=$((r + 1))
 		chk=$((r % 4 == 1))
 		t wr 1 "$T/events/sched/sched_switch/enable"
@@ -222,6 +253,7 @@ bg="$bg $!"
 			c=${x%:*} node=${x#*:}
 			[ "$c" = 0 ] && continue
 			[ -e $stop ] && break
+			park plug
 			f=/sys/devices/system/cpu/cpu$c/online
 			[ -w "$f" ] || continue
 			others=0
@@ -246,6 +278,7 @@ bg="$bg $!"
 	while [ ! -e $stop ]; do
 		for x in $cpumap; do
 			[ -e $stop ] && break
+			park churn
 			# taskset fails (1) while the CPU is offline.
 			taskset -c "${x%:*}" sh -c "echo 128 > $PW/churn || exit 7" 2>/dev/null
 			case $? in
@@ -266,6 +299,7 @@ for k in 1 2; do
 	(
 		n=0
 		while [ ! -e $stop ]; do
+			park inc.$k $n
 			echo $per_write > $PW/inc && n=$((n + 1))
 		done
 		echo "$n" > $W/inc.$k
@@ -276,6 +310,7 @@ bg="$bg $writers"
 (
 	n=0 r=0
 	while [ ! -e $stop ]; do
+		park moves
 		k=0
 		r=$((r + 1))
 		on=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
@@ -327,6 +362,7 @@ if vmem_init; then
 			fi
 			n=$((n + 1))
 			[ -e $stop ] && break
+			park mem
 		done
 		echo "$n $err $touched" > $W/mem
 	) &
@@ -335,7 +371,96 @@ else
 	echo "# no memory hotplug in this soak: $vmem_why"
 fi
 
+# The workers that park at a checkpoint (the readers only read).
+names="$loadnames patch plug churn inc.1 inc.2 moves"
+[ -n "$mem_policy" ] && names="$names mem"
+
+# checkpoint: every worker parked between two operations (or done), the
+# checks that need no module of their own, silent when they pass.
+cps=0 cp_bad=0 cp_secs=0 cp_park=0
+checkpoint()
+{
+	gen=$((cps + 1))
+	echo $gen > $pause.new && mv $pause.new $pause
+	t0=$(date +%s)
+	incs_cp=0 slow=
+	for w in $names; do
+		while :; do
+			set -- $(cat $W/parked.$w 2>/dev/null)
+			[ "${1:-}" = $gen ] && break
+			# A loader that is done has left its result.
+			[ -e $W/$w ] && { set -- $gen 0; break; }
+			if [ $(($(date +%s) - t0)) -ge 600 ]; then
+				fail "checkpoint $gen: worker $w still busy after 600 s"
+				rm -f $pause
+				cp_bad=$((cp_bad + 1))
+				return
+			fi
+			slow=$w
+			sleep 1
+		done
+		case $w in inc.*) incs_cp=$((incs_cp + $2 * per_write)) ;; esac
+	done
+	t1=$(date +%s)
+	cp_park=$((cp_park + t1 - t0))
+	f0=$pcpt_failures
+	# The helpers' variables are global: tr_view's reads set "nodes".
+	keep_nodes=$nodes
+	{
+		if pcpt_active; then
+			pcpt_check "checkpoint $gen"
+			pcpt_loaded_ok "checkpoint $gen"
+		fi
+		t2=$(date +%s)
+		tr_active && tr_verify "checkpoint $gen"
+		t3=$(date +%s)
+		tr_view "checkpoint $gen, ktext_test_mod's text" "$(mod_text ktext_test_mod)" 1
+		[ -d "$OBSERVE" ] && rmmod ktext_observe_mod
+		t4=$(date +%s)
+		got=$(cat $PW/sum)
+		expect="static $incs_cp dynamic $incs_cp s8 $((incs_cp % 256)) s16 $((incs_cp % 65536))"
+		[ "$got" = "$expect" ] || fail "checkpoint $gen: counters: expected $expect, got $got"
+		if [ -n "$win_before" ] && [ "$win_before" != mismatch ]; then
+			x=$(pcpw_window_pages) || fail "checkpoint $gen: $x"
+		fi
+		t5=$(date +%s)
+		x=$(mw_pages)
+		[ "$x" = "$mw_before" ] || fail "checkpoint $gen: module window holds '$x', '$mw_before' before the soak"
+		if [ -n "$mem_policy" ]; then
+			vmem_gone || fail "checkpoint $gen: blocks left: $(vmem_added)"
+			if pcpt_active; then
+				x=$(pcpt_master_entries)
+				# The memory worker parks after a cycle.
+				k=$(vmem_kept_entries)
+				[ "$x" -eq $((n_before + k)) ] ||
+					fail "checkpoint $gen: master entries $x, $n_before before the soak (+$k for KASAN's shadow)"
+			fi
+		fi
+	} > $W/cp.out 2>&1
+	nodes=$keep_nodes
+	rm -f $pause
+	grep '^# FAIL' $W/cp.out
+	[ $pcpt_failures -eq $f0 ] || cp_bad=$((cp_bad + 1))
+	cps=$gen
+	cp_secs=$((cp_secs + $(date +%s) - t0))
+	echo "# checkpoint $gen: $((t1 - t0)) s until the workers stood still (the last: ${slow:-none})," \
+		"checks $((t2 - t1)) + $((t3 - t2)) + $((t4 - t3)) + $((t5 - t4)) + $(($(date +%s) - t5)) s" \
+		"(tables, verify, module text view, counters and windows, the rest)"
+}
+
 start=$(date +%s)
+next=$((start + cp_every))
+while :; do
+	busy=0
+	for w in $loadnames; do
+		[ -e $W/$w ] || busy=1
+	done
+	[ $busy -eq 1 ] || break
+	sleep 2
+	[ "$cp_every" -gt 0 ] && [ "$(date +%s)" -ge $next ] || continue
+	checkpoint
+	next=$(($(date +%s) + cp_every))
+done
 wait $loaders
 touch $stop
 wait
@@ -399,6 +524,15 @@ done
 rm -rf $W
 trap - EXIT
 
+if [ "$cp_every" -gt 0 ]; then
+	if [ $cps -gt 0 ] && [ $cp_bad -eq 0 ]; then
+		pass "$cps checkpoints mid-soak ($cp_secs s, of which $cp_park s for the workers to stop): tables, copies, counters, windows, module window, master entries"
+	elif [ $cps -gt 0 ]; then
+		fail "$cp_bad of $cps checkpoints mid-soak failed (above)"
+	else
+		echo "# no checkpoint: the soak ended within pcpt.soak_checkpoint=$cp_every s"
+	fi
+fi
 [ "$lerr" -eq 0 ] && [ "$loads" -ge "$cycles" ] && pass "$loads module loads and unloads on $nnodes nodes" ||
 	fail "$loads module loads ($cycles asked for), $lerr failed"
 [ "$perr" -eq 0 ] && [ "$toggles" -gt 0 ] && [ "$pchecks" -gt 0 ] &&
@@ -467,6 +601,7 @@ p0=$(echo "$mw_before" | awk '{ print $1 }')
 p1=$(echo "$mw_after" | awk '{ print $1 }')
 echo "# soak: $took s, $loads module cycles, $toggles patching switches, $plugs hotplug cycles," \
 	"$churns percpu churns, $mems memory hotplug cycles, $incs increments (lost: $lost)," \
+	"$cps checkpoints," \
 	"window pages ${win_before:-n/a} -> ${win_after:-n/a}," \
 	"table mismatches ${tmis:-n/a}, copy mismatches ${cmis:-n/a}," \
 	"module window pages leaked $((${p1:-0} - ${p0:-0})), failed checks $pcpt_failures"
