@@ -61,8 +61,9 @@ OOPS_PART_RE = re.compile(r'Internal error: Oops|Unable to handle kernel|Call tr
 INJECT_BEGIN_RE = re.compile(r'PCPT-INJECT-BEGIN (\S.*)$')
 INJECT_END_RE = re.compile(r'PCPT-INJECT-END (\S.*)$')
 CALL_TRACE_RE = re.compile(r'Call trace:\s*$')
+# percpu prints a stack only for a failed non-atomic allocation.
 ALLOC_REPORT_RE = re.compile(r'page allocation failure: order|vmalloc error: size|'
-                             r'percpu: allocation failed')
+                             r'percpu: allocation failed, size=\d+ align=\d+ atomic=0')
 
 
 def load_parser(tree):

@@ -241,6 +241,9 @@ pause_readers()
 {
 	kill -STOP $pids 2>/dev/null
 	for pr_p in $pids; do
+		# A reader gone would leave the patches landing with no
+		# CPU running what they patch, and nothing saying so.
+		[ -r "/proc/$pr_p/stat" ] || { fail "reader $pr_p is gone"; continue; }
 		pr_i=0
 		while [ $pr_i -lt 100 ] && [ -r "/proc/$pr_p/stat" ] &&
 		      [ "$(cut -d' ' -f3 "/proc/$pr_p/stat")" != T ]; do

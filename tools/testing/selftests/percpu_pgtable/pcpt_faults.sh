@@ -136,7 +136,7 @@ insmod "$DIR/test_modules/pcpw_test_mod.ko" || { fail "insmod pcpw_test_mod"; fi
 PW=/sys/kernel/debug/pcpw_test
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
 ncpus=$(echo $cpus | wc -w)
-n=1 ok=0 nomem=0 calls=0
+n=1 ok=0 nomem=0 calls=0 miss=0
 while :; do
 	c=$(echo $cpus | cut -d' ' -f$((calls % ncpus + 1)))
 	set -- $(taskset -c "$c" "$FN" "$n" write "$PW/churn" 128)
@@ -147,13 +147,20 @@ while :; do
 	*) fail "at $n on cpu$c: churn errno '$err' (5: a wrong value read or written, see dmesg)" ;;
 	esac
 	calls=$((calls + 1))
-	[ "$fired" = 1 ] || break
-	n=$(next_pos $n)
+	if [ "$fired" = 1 ]; then
+		miss=0
+		n=$(next_pos $n)
+		continue
+	fi
+	miss=$((miss + 1))
+	[ $miss -lt 2 ] || break
 done
 # How many allocations a churn makes depends on what the balance work
-# left populated: the sweep ends at the first churn that makes fewer.
+# left populated (a chunk to create, window tables to allocate, or
+# neither): the sweep ends when two churns in a row, at the same N,
+# make fewer than N.
 [ "$fired" = 0 ] &&
-	pass "$calls churns, a failure at allocation 1 to $((n - 1)), then a churn with fewer than $n: $ok done, $nomem -ENOMEM"
+	pass "$calls churns, a failure at allocation 1 to $((n - 1)), then two churns with fewer than $n: $ok done, $nomem -ENOMEM"
 [ $nomem -gt 0 ] || fail "no churn failed with -ENOMEM: no failure reached percpu"
 if pcpw_window_countable; then
 	if win=$(pcpw_window_pages); then

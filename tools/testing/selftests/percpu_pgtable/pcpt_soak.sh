@@ -31,7 +31,9 @@
 # and every CPU's read of the module text), the counter sums against the
 # writes made so far, the window page count, the module window and the
 # master's top-level entries.  A page lost between two churns, or a copy
-# that missed a write, shows there and not only at the end.
+# that missed a write, shows there and not only at the end.  The
+# readers go on until every worker has stopped, then idle for the
+# checks; pcpt.soak_seconds counts the checkpoints' time too.
 #
 # Then, with every CPU online: every table matches the master, every CPU
 # on its own; the copies match the master (the feature's verify) and
@@ -89,10 +91,11 @@ pause=$W/pause
 park()
 {
 	[ -e $pause ] || return 0
-	g=$(cat $pause 2>/dev/null)
-	[ -n "$g" ] || return 0
+	{ read -r g < $pause; } 2>/dev/null || return 0
 	echo "$g ${2:-0}" > $W/parked.$1
-	while [ "$(cat $pause 2>/dev/null)" = "$g" ] && [ ! -e $stop ]; do
+	# The shell's own read: a failed fork must not end the wait early.
+	while { read -r cur < $pause; } 2>/dev/null && [ "$cur" = "$g" ] &&
+	      [ ! -e $stop ]; do
 		sleep 1
 	done
 }
@@ -158,8 +161,9 @@ done
 # A reader of vfs_read per node, each counting its rounds.
 for node in $nodes; do
 	cl=$(node_cpulist "$node")
-	# Idle at a checkpoint: a spinning vCPU slows the checks (2 host CPUs).
-	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do [ -e $pause ] && sleep 1; read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
+	# Idle while the checks run (every worker stopped): a spinning vCPU
+	# slows them (2 host CPUs).
+	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do [ -e $W/quiet ] && sleep 1; read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
 	bg="$bg $!"
 done
 
@@ -362,7 +366,7 @@ if vmem_init; then
 			fi
 			n=$((n + 1))
 			[ -e $stop ] && break
-			park mem
+			park mem $n
 		done
 		echo "$n $err $touched" > $W/mem
 	) &
@@ -376,22 +380,27 @@ names="$loadnames patch plug churn inc.1 inc.2 moves"
 [ -n "$mem_policy" ] && names="$names mem"
 
 # checkpoint: every worker parked between two operations (or done), the
-# checks that need no module of their own, silent when they pass.
-cps=0 cp_bad=0 cp_secs=0 cp_park=0
+# checks that need no module of their own, silent when they pass.  A
+# worker still busy after cp_wait seconds fails the checkpoint (well
+# within the runner's 600 s for the short soak).
+cps=0 cp_bad=0 cp_secs=0 cp_park=0 gen=0 cp_wait=300
 checkpoint()
 {
-	gen=$((cps + 1))
+	# A new number each time, also after one that timed out, and no
+	# parked file left from before: each must be this checkpoint's.
+	gen=$((gen + 1))
+	rm -f $W/parked.*
 	echo $gen > $pause.new && mv $pause.new $pause
 	t0=$(date +%s)
-	incs_cp=0 slow=
+	incs_cp=0 slow= mem_n=0
 	for w in $names; do
 		while :; do
 			set -- $(cat $W/parked.$w 2>/dev/null)
 			[ "${1:-}" = $gen ] && break
 			# A loader that is done has left its result.
 			[ -e $W/$w ] && { set -- $gen 0; break; }
-			if [ $(($(date +%s) - t0)) -ge 600 ]; then
-				fail "checkpoint $gen: worker $w still busy after 600 s"
+			if [ $(($(date +%s) - t0)) -ge $cp_wait ]; then
+				fail "checkpoint $gen: worker $w still busy after $cp_wait s, no checks"
 				rm -f $pause
 				cp_bad=$((cp_bad + 1))
 				return
@@ -399,8 +408,12 @@ checkpoint()
 			slow=$w
 			sleep 1
 		done
-		case $w in inc.*) incs_cp=$((incs_cp + $2 * per_write)) ;; esac
+		case $w in
+		inc.*) incs_cp=$((incs_cp + $2 * per_write)) ;;
+		mem) mem_n=$2 ;;
+		esac
 	done
+	touch $W/quiet
 	t1=$(date +%s)
 	cp_park=$((cp_park + t1 - t0))
 	f0=$pcpt_failures
@@ -426,22 +439,20 @@ checkpoint()
 		t5=$(date +%s)
 		x=$(mw_pages)
 		[ "$x" = "$mw_before" ] || fail "checkpoint $gen: module window holds '$x', '$mw_before' before the soak"
-		if [ -n "$mem_policy" ]; then
-			vmem_gone || fail "checkpoint $gen: blocks left: $(vmem_added)"
-			if pcpt_active; then
-				x=$(pcpt_master_entries)
-				# The memory worker parks after a cycle.
-				k=$(vmem_kept_entries)
-				[ "$x" -eq $((n_before + k)) ] ||
-					fail "checkpoint $gen: master entries $x, $n_before before the soak (+$k for KASAN's shadow)"
-			fi
+		if [ -n "$mem_policy" ] && pcpt_active; then
+			x=$(pcpt_master_entries)
+			# The memory worker parks with its blocks removed.
+			k=0
+			[ "$mem_n" -gt 0 ] && k=$(vmem_kept_entries)
+			[ "$x" -eq $((n_before + k)) ] ||
+				fail "checkpoint $gen: master entries $x, $n_before before the soak (+$k for KASAN's shadow)"
 		fi
 	} > $W/cp.out 2>&1
 	nodes=$keep_nodes
-	rm -f $pause
+	rm -f $W/quiet $pause
 	grep '^# FAIL' $W/cp.out
 	[ $pcpt_failures -eq $f0 ] || cp_bad=$((cp_bad + 1))
-	cps=$gen
+	cps=$((cps + 1))
 	cp_secs=$((cp_secs + $(date +%s) - t0))
 	echo "# checkpoint $gen: $((t1 - t0)) s until the workers stood still (the last: ${slow:-none})," \
 		"checks $((t2 - t1)) + $((t3 - t2)) + $((t4 - t3)) + $((t5 - t4)) + $(($(date +%s) - t5)) s" \
@@ -525,10 +536,10 @@ rm -rf $W
 trap - EXIT
 
 if [ "$cp_every" -gt 0 ]; then
-	if [ $cps -gt 0 ] && [ $cp_bad -eq 0 ]; then
+	if [ $gen -gt 0 ] && [ $cp_bad -eq 0 ]; then
 		pass "$cps checkpoints mid-soak ($cp_secs s, of which $cp_park s for the workers to stop): tables, copies, counters, windows, module window, master entries"
-	elif [ $cps -gt 0 ]; then
-		fail "$cp_bad of $cps checkpoints mid-soak failed (above)"
+	elif [ $gen -gt 0 ]; then
+		fail "$cp_bad of $gen checkpoints mid-soak failed (above)"
 	else
 		echo "# no checkpoint: the soak ended within pcpt.soak_checkpoint=$cp_every s"
 	fi
