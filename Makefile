@@ -110,8 +110,10 @@ BENCH_ITERS ?= 3
 SOAK_CYCLES ?= 10000
 SOAK_DEBUG_CYCLES ?= 1000
 SOAK_SECONDS ?= 0
-# Seconds between the soak's checkpoints (0: checks at the end only).
+# Seconds between the soak's checkpoints (0: checks at the end only); a
+# checkpoint of the debug kernel takes about 8 minutes (5 s in default).
 SOAK_CHECKPOINT ?= 600
+SOAK_DEBUG_CHECKPOINT ?= 1800
 SOAK_CONFIGS ?= default debug
 # Nodes of the soak's boots (2 CPUs each): 8 for the bigger topology.
 SOAK_NODES ?= 4
@@ -299,7 +301,8 @@ soak:
 		echo "pcpt: error: SOAK_NODES=$(SOAK_NODES): a number of nodes from 1 to 8 expected" >&2; exit 2 ;; \
 	esac
 	@for v in SOAK_CYCLES=$(SOAK_CYCLES) SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES) \
-		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_CHECKPOINT=$(SOAK_CHECKPOINT); do \
+		SOAK_SECONDS=$(SOAK_SECONDS) SOAK_CHECKPOINT=$(SOAK_CHECKPOINT) \
+		SOAK_DEBUG_CHECKPOINT=$(SOAK_DEBUG_CHECKPOINT); do \
 		case "$${v#*=}" in ''|*[!0-9]*|0?*) \
 			echo "pcpt: error: $$v: a whole number (no leading zero) of cycles or seconds expected" >&2; exit 2 ;; \
 		esac; \
@@ -316,7 +319,7 @@ soak:
 	TIMEOUT_debug=$$((3000 + 30 * f * $(SOAK_DEBUG_CYCLES) + $(SOAK_SECONDS))) \
 	bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(strip \
 		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak) \
-		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
+		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_DEBUG_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
 
 matrix:
 	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"
