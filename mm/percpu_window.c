@@ -71,6 +71,7 @@ static unsigned long pcpw_base __ro_after_init;
 #define PCPW_SIZE	((unsigned long)(PCPU_WINDOW_VM_END - PCPU_WINDOW_VM_START))
 /* Windows exist for every possible CPU; written under pcpu_alloc_mutex. */
 static bool pcpw_ready;
+/* Window entries set, over every CPU: under pcpu_alloc_mutex too. */
 static unsigned long pcpw_pages;
 /* Offset from a percpu pointer to its window address, 0 while unused. */
 static unsigned long pcpw_offset __ro_after_init;
@@ -107,14 +108,29 @@ struct pcpw_fill {
 static int pcpw_set_pte(pte_t *ptep, unsigned long addr, void *data)
 {
 	struct pcpw_fill *f = data;
+	pte_t old = ptep_get(ptep);
+	pte_t pte = mk_pte(f->pages[f->i++], THIS_CPU_WINDOW_PROT);
 
-	set_pte_at(&init_mm, addr, ptep, mk_pte(f->pages[f->i++], THIS_CPU_WINDOW_PROT));
+	/*
+	 * Percpu populates only pages it does not have, whose window entries
+	 * a depopulate or a failed populate cleared: an entry to another page
+	 * would be a stale alias of a page given back to the allocator, read
+	 * and written by every access through the window.  The same entry
+	 * again is the boot mapping of a page two chunks share (the static
+	 * area ends in the page where the first dynamic chunk begins).
+	 */
+	WARN_ON_ONCE(!pte_none(old) && !pte_same(old, pte));
+	set_pte_at(&init_mm, addr, ptep, pte);
+	if (pte_none(old))
+		pcpw_pages++;
 	return 0;
 }
 
+/* Called for mapped entries only (apply_to_existing_page_range()). */
 static int pcpw_clear_pte(pte_t *ptep, unsigned long addr, void *data)
 {
 	pte_clear(&init_mm, addr, ptep);
+	pcpw_pages--;
 	return 0;
 }
 
@@ -175,8 +191,6 @@ static int pcpw_map(unsigned int cpu, unsigned long addr, struct page **pages, i
 	ret = pcpw_alloc_tables(f.mm, addr, addr + size);
 	if (!ret)
 		ret = apply_to_page_range(f.mm, addr, size, pcpw_set_pte, &f);
-	if (!ret)
-		pcpw_pages += nr;
 	return ret;
 }
 
@@ -235,8 +249,6 @@ void pcpu_window_flush(struct pcpu_chunk *chunk, int page_start, int page_end)
 	if (!pcpw_ready)
 		return;
 	flush_tlb_kernel_range(pcpw_addr(chunk, page_start), pcpw_addr(chunk, page_end));
-	pcpw_pages -= min_t(unsigned long, pcpw_pages,
-			    (unsigned long)(page_end - page_start) * num_possible_cpus());
 }
 
 /*
