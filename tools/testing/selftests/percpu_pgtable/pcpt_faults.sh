@@ -20,8 +20,12 @@
 # percpu churn must succeed or fail with -ENOMEM, never read a wrong
 # value (-EIO); every CPU's window must then map exactly the populated
 # percpu pages, right after the sweep (before a later populate could
-# overwrite a stale entry), and a clean churn must then work on every
-# CPU.  Every table matches the master at the end.
+# overwrite a stale entry).  Then only the window's own table
+# allocations fail (the stack filter), in churns that need new window
+# tables: each must end with -ENOMEM and, after the first few and at the
+# end, every window map exactly the populated pages.  A clean churn must
+# then work on every CPU.
+# Every table matches the master at the end.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -54,6 +58,24 @@ for a in failslab fail_page_alloc; do
 done
 echo 0 > "$F/fail_page_alloc/min-order"
 echo N > "$F/fail_page_alloc/ignore-gfp-highmem"
+# confine START END [RSTART REND]: only allocations with a caller in
+# [START, END) and none in [RSTART, REND) count, for every kind of fault
+# fail-nth counts (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER); unconfine:
+# any caller.
+confine()
+{
+	for d in "$F"/fail*/; do
+		[ -f "$d/require-start" ] || continue
+		echo "$1" > "$d/require-start"
+		echo "$2" > "$d/require-end"
+		echo "${3:-0}" > "$d/reject-start"
+		echo "${4:-0}" > "$d/reject-end"
+	done
+}
+unconfine()
+{
+	confine 0 0xffffffffffffffff
+}
 restore()
 {
 	for a in failslab fail_page_alloc; do
@@ -62,6 +84,7 @@ restore()
 	done
 	echo 1 > "$F/fail_page_alloc/min-order"
 	echo Y > "$F/fail_page_alloc/ignore-gfp-highmem"
+	unconfine
 	# Each failure fail-nth forced took one of these.
 	for a in failslab fail_page_alloc; do
 		echo 1 > "$F/$a/times"
@@ -168,6 +191,81 @@ if pcpw_window_countable; then
 	else
 		fail "after the sweep: $win"
 	fi
+fi
+# text_range SYM...: "START END" from the first to the end of the last
+# of the kernel functions SYM that exist (a static one may be inlined):
+# END is the address of the next symbol.
+text_range()
+{
+	grep -v ']$' /proc/kallsyms | sort | awk -v syms=" $* " '
+	index(syms, " " $3 " ") { if (start == "") start = $1; last = $1; want = 1; next }
+	want && $1 > last { end = $1; want = 0 }
+	END { if (start != "" && end != "") print "0x" start, "0x" end }'
+}
+
+# Window tables.  The sweep above fails a window table allocation only
+# when a churn happens to populate a chunk where no window has a table
+# yet.  Here only allocations called from pcpu_window_map() count (the
+# stack filter; KASAN's stack depot excepted), and churns of 512 objects
+# run on top of objects held (512 to begin with), 512 more each time a
+# churn needed no new table, so that their chunks lie where no chunk has
+# been, below what lazily freed vmap areas keep out of reuse: window
+# table allocation N fails, for N = 1, 2, 4, 8 (held until each is
+# reached), then 16, 32, ... until a churn needs fewer.  Past the first
+# few N the failure is in a window after others were mapped.  Each churn
+# must fail with -ENOMEM and, up to N = 8 (a count costs seconds;
+# pcpw_set_pte() warns at any N about an entry a failed map left
+# behind), every window must then map exactly the populated pages:
+# pcpu_map_pages() unmapped the windows it had mapped.
+win_range=
+if pcpw_window_countable; then
+	if [ ! -f "$F/fail_page_alloc/require-start" ]; then
+		fail "no $F/fail_page_alloc/require-start: CONFIG_FAULT_INJECTION_STACKTRACE_FILTER (pcpt.config)"
+	else
+		win_range=$(text_range pcpu_window_map)
+		[ -n "$win_range" ] || fail "no pcpu_window_map in /proc/kallsyms"
+	fi
+fi
+if [ -n "$win_range" ]; then
+	b=$pcpt_failures
+	confine $win_range $(text_range stack_depot_save_flags)
+	n=1 nomem=0 calls=0 held=512 t0=$(date +%s)
+	echo $held > "$PW/hold" || fail "window tables: holding $held percpu objects"
+	while :; do
+		c=$(echo $cpus | cut -d' ' -f$((calls % ncpus + 1)))
+		set -- $(taskset -c "$c" "$FN" "$n" write "$PW/churn" 512)
+		fired=$2 err=$4
+		calls=$((calls + 1))
+		echo "# window tables: churn on cpu$c, $held held, allocation $n: fired '$fired' errno '$err' ($(($(date +%s) - t0)) s)"
+		[ -n "$err" ] || { fail "window tables: pcpt_failnth $n write churn: no result"; break; }
+		if [ "$fired" != 1 ]; then
+			[ "$err" = 0 ] ||
+				{ fail "window tables: the churn at $n on cpu$c ended with errno '$err', no failure injected"; break; }
+			[ $n -gt 8 ] && break
+			if [ $held -ge 8192 ]; then
+				fail "window tables: with $held objects held, a churn of 512 made fewer than $n window table allocations"
+				break
+			fi
+			echo 512 > "$PW/hold" || { fail "window tables: holding 512 percpu objects after $held"; break; }
+			held=$((held + 512))
+			continue
+		fi
+		if [ "$err" = 12 ]; then
+			nomem=$((nomem + 1))
+		else
+			fail "window table allocation $n failed on cpu$c, yet the churn ended with errno '$err', not ENOMEM (12)"
+		fi
+		if [ $n -le 8 ]; then
+			win=$(pcpw_window_pages) ||
+				fail "window table allocation $n failed on cpu$c: $win"
+		fi
+		n=$((n * 2))
+	done
+	unconfine
+	echo 0 > "$PW/hold" || fail "window tables: freeing the $held objects held"
+	win=$(pcpw_window_pages) || fail "window tables, after the churns: $win"
+	[ $pcpt_failures -eq $b ] &&
+		pass "window tables: $nomem churns on top of $held objects held failed with -ENOMEM at table allocation 1 to $((n / 2)), every window mapping the populated pages after those up to 8 and at the end; the churn at $n needed fewer"
 fi
 # pcpw_counter.sh counts the windows after clean churns.
 for c in $cpus; do

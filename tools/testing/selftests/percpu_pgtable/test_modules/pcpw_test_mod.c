@@ -19,6 +19,11 @@
  * them all, so that the balance work depopulates and frees chunks again.
  * It fails with -EIO on a wrong value (logged), -ENOMEM when a percpu
  * allocation fails (after freeing what it got).
+ *
+ * A write of N to "hold" allocates N more such objects and keeps them (at
+ * most 8192 in all; -ENOMEM keeps what it got), so that the chunks of
+ * later allocations lie where no chunk has been and need new window
+ * tables (pcpt_faults.sh); a write of 0 frees them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +31,7 @@
 #include <linux/fs.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -131,6 +137,53 @@ static ssize_t pcpw_churn_write(struct file *file, const char __user *buf,
 	return ret ?: count;
 }
 
+#define PCPW_HOLD_MAX	8192
+
+static void __percpu *pcpw_held[PCPW_HOLD_MAX];
+static unsigned int pcpw_nheld;
+static DEFINE_MUTEX(pcpw_hold_lock);
+
+static void pcpw_hold_free(void)
+{
+	while (pcpw_nheld)
+		free_percpu(pcpw_held[--pcpw_nheld]);
+}
+
+static ssize_t pcpw_hold_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 0, &n);
+	if (ret)
+		return ret;
+	mutex_lock(&pcpw_hold_lock);
+	if (!n) {
+		pcpw_hold_free();
+	} else if (n > PCPW_HOLD_MAX - pcpw_nheld) {
+		ret = -EINVAL;
+	} else {
+		for (i = 0; i < n; i++) {
+			pcpw_held[pcpw_nheld] = __alloc_percpu(PCPW_CHURN_SIZE, 8);
+			if (!pcpw_held[pcpw_nheld]) {
+				ret = -ENOMEM;
+				break;
+			}
+			pcpw_nheld++;
+			if (!(i & 63))
+				cond_resched();
+		}
+	}
+	mutex_unlock(&pcpw_hold_lock);
+	return ret ?: count;
+}
+
+static const struct file_operations pcpw_hold_fops = {
+	.write = pcpw_hold_write,
+	.llseek = noop_llseek,
+};
+
 static const struct file_operations pcpw_churn_fops = {
 	.write = pcpw_churn_write,
 	.llseek = noop_llseek,
@@ -189,12 +242,14 @@ static int __init pcpw_test_init(void)
 	debugfs_create_file("sum", 0400, pcpw_dir, NULL, &pcpw_sum_fops);
 	debugfs_create_file("cpus", 0400, pcpw_dir, NULL, &pcpw_cpus_fops);
 	debugfs_create_file("churn", 0200, pcpw_dir, NULL, &pcpw_churn_fops);
+	debugfs_create_file("hold", 0200, pcpw_dir, NULL, &pcpw_hold_fops);
 	return 0;
 }
 
 static void __exit pcpw_test_exit(void)
 {
 	debugfs_remove_recursive(pcpw_dir);
+	pcpw_hold_free();
 	free_percpu(pcpw_small);
 	free_percpu(pcpw_dynamic);
 }
