@@ -20,11 +20,11 @@
 # percpu churn must succeed or fail with -ENOMEM, never read a wrong
 # value (-EIO); every CPU's window must then map exactly the populated
 # percpu pages, right after the sweep (before a later populate could
-# overwrite a stale entry).  Then only the window's own table
-# allocations fail (the stack filter), in churns that need new window
-# tables: each must end with -ENOMEM and, after the first few and at the
-# end, every window map exactly the populated pages.  A clean churn must
-# then work on every CPU.
+# overwrite a stale entry).  Then, at 4K pages, only the window's own
+# table allocations fail (the stack filter), in churns that need new
+# window tables: each must end with -ENOMEM and, after the first few
+# and at the end, every window map exactly the populated pages.  A clean
+# churn must then work on every CPU.
 # Every table matches the master at the end.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
@@ -85,13 +85,19 @@ restore()
 	echo 1 > "$F/fail_page_alloc/min-order"
 	echo Y > "$F/fail_page_alloc/ignore-gfp-highmem"
 	unconfine
+	# Objects the window phase held, if it was cut short.
+	[ -w "$PW/hold" ] && echo 0 > "$PW/hold"
 	# Each failure fail-nth forced took one of these.
 	for a in failslab fail_page_alloc; do
 		echo 1 > "$F/$a/times"
 	done
 	echo "PCPT-INJECT-END pcpt_faults" > /dev/kmsg
 }
+PW=/sys/kernel/debug/pcpw_test
+# A timeout's SIGTERM (or ^C) runs the EXIT trap through exit.
 trap 'restore' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 # The kernel reports failed allocations with a stack: expected from here
 # (scripts/pcpt/results.py).
 echo "PCPT-INJECT-BEGIN pcpt_faults" > /dev/kmsg
@@ -156,7 +162,6 @@ fi
 
 # Percpu: a churn of 128 objects, on the CPUs in turn.
 insmod "$DIR/test_modules/pcpw_test_mod.ko" || { fail "insmod pcpw_test_mod"; finish; }
-PW=/sys/kernel/debug/pcpw_test
 cpus=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
 ncpus=$(echo $cpus | wc -w)
 n=1 ok=0 nomem=0 calls=0 miss=0
@@ -217,8 +222,20 @@ text_range()
 # pcpw_set_pte() warns at any N about an entry a failed map left
 # behind), every window must then map exactly the populated pages:
 # pcpu_map_pages() unmapped the windows it had mapped.
+# The held objects (at most 8192 of 4 KiB, 32 MiB per CPU) must cover
+# several PTE tables of the window: 2 MiB each at 4K pages, but 32 MiB
+# at 16K and 512 MiB at 64K, so this phase runs at 4K pages only.
 win_range=
-if pcpw_window_countable; then
+page_kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+if [ -z "$page_kib" ]; then
+	fail "window tables: no KernelPageSize in /proc/self/smaps"
+elif ! pcpt_active || ! grep -q '^client this_cpu_window:' "$PCPT_DEBUGFS/status"; then
+	echo "# window tables: not run: no per-CPU tables or no this_cpu window here"
+elif ! have_ptdump; then
+	echo "# window tables: not run: $NO_PTDUMP"
+elif [ "$page_kib" != 4 ]; then
+	echo "# window tables: not run: a PTE table of the window spans $((page_kib * page_kib / 8)) MiB at ${page_kib}K pages, at least all the 32 MiB per CPU pcpw_test_mod can hold"
+else
 	if [ ! -f "$F/fail_page_alloc/require-start" ]; then
 		fail "no $F/fail_page_alloc/require-start: CONFIG_FAULT_INJECTION_STACKTRACE_FILTER (pcpt.config)"
 	else
@@ -230,8 +247,8 @@ if [ -n "$win_range" ]; then
 	b=$pcpt_failures
 	confine $win_range $(text_range stack_depot_save_flags)
 	n=1 nomem=0 calls=0 held=512 t0=$(date +%s)
-	echo $held > "$PW/hold" || fail "window tables: holding $held percpu objects"
-	while :; do
+	echo $held > "$PW/hold" || { fail "window tables: holding $held percpu objects"; held=0; }
+	while [ $held -gt 0 ]; do
 		c=$(echo $cpus | cut -d' ' -f$((calls % ncpus + 1)))
 		set -- $(taskset -c "$c" "$FN" "$n" write "$PW/churn" 512)
 		fired=$2 err=$4

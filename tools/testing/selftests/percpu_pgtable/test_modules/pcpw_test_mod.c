@@ -145,8 +145,11 @@ static DEFINE_MUTEX(pcpw_hold_lock);
 
 static void pcpw_hold_free(void)
 {
-	while (pcpw_nheld)
+	while (pcpw_nheld) {
 		free_percpu(pcpw_held[--pcpw_nheld]);
+		if (!(pcpw_nheld & 63))
+			cond_resched();
+	}
 }
 
 static ssize_t pcpw_hold_write(struct file *file, const char __user *buf,
