@@ -32,7 +32,7 @@
  *  - Once every root is final for boot (late_initcall_sync), the roots are
  *    made read-only in the linear map where the architecture can (as
  *    rodata=full does for the master's alias), and every later write of a
- *    copy goes through arch_percpu_pgtable_write_ro(), under pcpt_lock.
+ *    copy goes through the write alias (pcpt_alias), under pcpt_lock.
  */
 #define pr_fmt(fmt) "percpu_pgtable: " fmt
 
@@ -65,10 +65,24 @@ static LIST_HEAD(pcpt_clients);
 static struct cpumask pcpt_failed;
 static unsigned int pcpt_nr_roots;
 static size_t pcpt_bytes;
-/* Copies are written through the architecture from now on (pcpt_lock). */
+/* Copies are written through pcpt_alias from now on (pcpt_lock). */
 static bool pcpt_ro;
 /* And their linear-map alias is read-only. */
 static bool pcpt_protected;
+/*
+ * The write alias of read-only roots: one page of vmalloc space per
+ * possible CPU, page N mapped onto CPU N's root only while pcpt_lock is
+ * held.  pcpt_alias_map() maps a page when a batch of writes first needs
+ * it (an invalid-to-valid PTE change, which needs no TLB maintenance);
+ * pcpt_alias_unmap() clears every page the batch mapped and invalidates
+ * them all with one call of arch_percpu_pgtable_flush_alias() before the
+ * lock is dropped, so a top-level change costs one broadcast
+ * invalidation, not one per root.  The PTE tables are allocated once, at
+ * boot, and never freed: no other mapping is ever made in the area.
+ */
+static unsigned long pcpt_alias;
+static pte_t **pcpt_alias_ptes;
+static struct cpumask pcpt_alias_mapped;
 
 static int __init percpu_pgtable_param(char *arg)
 {
@@ -173,15 +187,57 @@ static __always_inline bool pcpt_live_change_ok(pgd_t old, pgd_t new)
 	return !pgd_val(old) || !pgd_val(new) || arch_percpu_pgtable_same(old, new);
 }
 
-/* Write entry @idx of a live copy.  Caller holds pcpt_lock. */
-static __always_inline void pcpt_write(pgd_t *root, unsigned long idx, pgd_t pgd)
+/*
+ * @cpu's root @root through the write alias: maps the alias page if this
+ * batch has not yet.  A slot maps one root per batch: CPU @cpu's.
+ */
+static __always_inline pgd_t *pcpt_alias_map(unsigned int cpu, pgd_t *root)
+{
+	unsigned long va = pcpt_alias + cpu * PAGE_SIZE;
+	pte_t *ptep = pcpt_alias_ptes[cpu];
+
+	if (!cpumask_test_cpu(cpu, &pcpt_alias_mapped)) {
+		__cpumask_set_cpu(cpu, &pcpt_alias_mapped);
+		set_pte(ptep, pfn_pte(virt_to_pfn(root), PAGE_KERNEL));
+	} else if (IS_ENABLED(CONFIG_DEBUG_VM)) {
+		WARN_ON_ONCE(pte_pfn(ptep_get(ptep)) != virt_to_pfn(root));
+	}
+	return (pgd_t *)(va + offset_in_page(root));
+}
+
+/*
+ * End a batch: unmap every alias page it mapped, then one invalidation
+ * of them all.  Its DSB also publishes the entries written through them.
+ */
+static __always_inline void pcpt_alias_unmap(void)
+{
+	unsigned int cpu, first = nr_cpu_ids, last = 0;
+
+	for_each_cpu(cpu, &pcpt_alias_mapped) {
+		pte_clear(&init_mm, pcpt_alias + cpu * PAGE_SIZE, pcpt_alias_ptes[cpu]);
+		first = min(first, cpu);
+		last = cpu;
+	}
+	if (first > last)
+		return;
+	cpumask_clear(&pcpt_alias_mapped);
+	arch_percpu_pgtable_flush_alias(pcpt_alias + first * PAGE_SIZE,
+					pcpt_alias + (last + 1) * PAGE_SIZE);
+}
+
+/*
+ * Write entry @idx of CPU @cpu's live root @root.  Caller holds pcpt_lock
+ * and ends the batch of writes with pcpt_alias_unmap() before dropping it.
+ */
+static __always_inline void pcpt_write(unsigned int cpu, pgd_t *root,
+				       unsigned long idx, pgd_t pgd)
 {
 	if (IS_ENABLED(CONFIG_DEBUG_VM))
 		WARN_ONCE(!pcpt_live_change_ok(READ_ONCE(root[idx]), pgd),
 			  "percpu_pgtable: live entry %lu changed from %#llx to %#llx without break-before-make\n",
 			  idx, (u64)pgd_val(READ_ONCE(root[idx])), (u64)pgd_val(pgd));
 	if (pcpt_ro)
-		arch_percpu_pgtable_write_ro(&root[idx], pgd);
+		WRITE_ONCE(pcpt_alias_map(cpu, root)[idx], pgd);
 	else
 		WRITE_ONCE(root[idx], pgd);
 }
@@ -195,8 +251,9 @@ static __always_inline void pcpt_write_copies(unsigned long idx, pgd_t pgd)
 		pgd_t *root = pcpt_roots[cpu];
 
 		if (root)
-			pcpt_write(root, idx, pgd);
+			pcpt_write(cpu, root, idx, pgd);
 	}
+	pcpt_alias_unmap();
 }
 
 /**
@@ -419,11 +476,12 @@ static void pcpt_change_client(struct percpu_pgtable_client *client, bool add,
 			pgd_t val = pcpt_private_value(client, cpu, idx, add);
 
 			if (live)
-				pcpt_write(roots[cpu], idx, val);
+				pcpt_write(cpu, roots[cpu], idx, val);
 			else
 				WRITE_ONCE(roots[cpu][idx], val);
 		}
 	}
+	pcpt_alias_unmap();
 }
 
 struct pcpt_replace {
@@ -724,23 +782,60 @@ static unsigned long __maybe_unused pcpt_check(struct seq_file *m)
 	return bad;
 }
 
+/* apply_to_page_range() callback: remember the PTE of each alias page. */
+static int __init pcpt_alias_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	pcpt_alias_ptes[(addr - pcpt_alias) >> PAGE_SHIFT] = ptep;
+	return 0;
+}
+
+/*
+ * Reserve the write alias and allocate its PTE tables (init_mm's, in
+ * vmalloc space, shared by every root), all entries empty.
+ */
+static int __init pcpt_alias_init(void)
+{
+	unsigned long size = nr_cpu_ids * PAGE_SIZE;
+	struct vm_struct *area;
+
+	pcpt_alias_ptes = kcalloc(nr_cpu_ids, sizeof(*pcpt_alias_ptes), GFP_KERNEL);
+	area = get_vm_area(size, VM_MAP);
+	if (!pcpt_alias_ptes || !area)
+		goto fail;
+	pcpt_alias = (unsigned long)area->addr;
+	if (!apply_to_page_range(&init_mm, pcpt_alias, size, pcpt_alias_pte, NULL))
+		return 0;
+fail:
+	/* The area's tables, if any were allocated, stay: vmalloc space. */
+	if (area)
+		free_vm_area(area);
+	kfree(pcpt_alias_ptes);
+	pcpt_alias_ptes = NULL;
+	pcpt_alias = 0;
+	return -ENOMEM;
+}
+
 /*
  * The roots are page tables: protect them like the master, whose linear
  * alias is read-only.  By late_initcall_sync every root has been built
  * and the KPTI trampoline copies written; clients registering later
  * (modules) write through pcpt_write() too.  Writers switch to the
- * architecture's writer under pcpt_lock first, so none is left storing
- * through the alias when it becomes read-only.
+ * write alias under pcpt_lock first, so none is left storing through the
+ * linear map when it becomes read-only.
  */
 static int __init percpu_pgtable_protect(void)
 {
+	unsigned int cpu, done = 0;
 	unsigned long flags;
-	unsigned int cpu;
 	int ret = 0;
 
 	if (!percpu_pgtable_active())
 		return 0;
 
+	if (pcpt_alias_init()) {
+		pr_warn("no memory for the write alias: tables stay writable in the linear map\n");
+		return 0;
+	}
 	raw_spin_lock_irqsave(&pcpt_lock, flags);
 	pcpt_ro = true;
 	raw_spin_unlock_irqrestore(&pcpt_lock, flags);
@@ -748,14 +843,22 @@ static int __init percpu_pgtable_protect(void)
 	for_each_possible_cpu(cpu) {
 		pgd_t *root = pcpt_roots[cpu];
 
-		if (root && !ret)
+		if (root && !ret) {
 			ret = arch_percpu_pgtable_protect(root);
+			done += !ret;
+		}
 	}
 	if (ret)
 		pr_info("tables stay writable in the linear map (%d): it is not mapped at page granularity (rodata=full off)\n",
 			ret);
 	else
 		pcpt_protected = true;
+	/* Nothing read-only: write directly, no alias to map and flush. */
+	if (!done) {
+		raw_spin_lock_irqsave(&pcpt_lock, flags);
+		pcpt_ro = false;
+		raw_spin_unlock_irqrestore(&pcpt_lock, flags);
+	}
 	return 0;
 }
 late_initcall_sync(percpu_pgtable_protect);
@@ -797,6 +900,9 @@ static int pcpt_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "tables: %u\n", pcpt_nr_roots);
 	seq_printf(m, "bytes: %zu\n", pcpt_bytes);
 	seq_printf(m, "read-only: %s\n", pcpt_is_protected() ? "yes" : "no");
+	if (pcpt_alias)
+		seq_printf(m, "write alias: %#lx-%#lx\n", pcpt_alias,
+			   pcpt_alias + nr_cpu_ids * PAGE_SIZE);
 	seq_printf(m, "failed: %*pbl\n", cpumask_pr_args(&pcpt_failed));
 	seq_printf(m, "master: %pa\n", &(phys_addr_t){ __pa_symbol(init_mm.pgd) });
 	/* For tests that must write a new top-level entry. */

@@ -98,17 +98,21 @@ void arch_percpu_pgtable_write_master(pgd_t *pgdp, pgd_t pgd);
 void arch_percpu_pgtable_sync(void);
 
 /**
- * arch_percpu_pgtable_write_ro() - write an entry of a protected root
- * @entry: the entry, at its linear-map address
- * @pgd: the new value
+ * arch_percpu_pgtable_flush_alias() - invalidate the roots' write alias
+ * @start: first page of the alias the core just unmapped
+ * @end: end of the last
  *
- * Used once arch_percpu_pgtable_protect() may have made the root
- * read-only in the linear map: writes through a private writable alias.
+ * Once arch_percpu_pgtable_protect() may have made the roots read-only in
+ * the linear map, the core writes them through pages of vmalloc space it
+ * maps with set_pte() and clears with pte_clear() under its lock; this
+ * removes every CPU's TLB entries for [@start, @end), all last-level, in
+ * as few broadcast invalidations as the architecture can, and completes
+ * before it returns (the pages are mapped onto other roots next).  It
+ * also orders the writes through the alias before anything after it.
  *
- * Context: the core's raw spinlock held (which serialises every user of
- * that alias), interrupts off; noinstr.
+ * Context: the core's raw spinlock held, interrupts off; noinstr.
  */
-void arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd);
+void arch_percpu_pgtable_flush_alias(unsigned long start, unsigned long end);
 
 /**
  * arch_percpu_pgtable_protect() - make a root block read-only

@@ -17,6 +17,7 @@
 #include <linux/kthread.h>
 #include <linux/memory_hotplug.h>
 #include <linux/pgalloc.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <asm/tlbflush.h>
 
@@ -287,6 +288,29 @@ static void pcpt_clear_root(unsigned long addr, void *table)
 	free_page((unsigned long)table);
 }
 
+/*
+ * After a batch of root writes, no page of the write alias translates, on
+ * the CPU that wrote through it either: its TLB held the entries, so a
+ * missing or wrong invalidation leaves them readable (QEMU's TLB too).
+ */
+static void pcpt_expect_alias_unmapped(struct kunit *test)
+{
+	unsigned int cpu;
+	void *page;
+	char c;
+
+	if (!READ_ONCE(pcpt_ro))
+		return;
+	for_each_possible_cpu(cpu) {
+		if (!pcpt_roots[cpu])
+			continue;
+		page = (void *)(pcpt_alias + cpu * PAGE_SIZE);
+		KUNIT_EXPECT_EQ_MSG(test, copy_from_kernel_nofault(&c, page, 1), -EFAULT,
+				    "cpu%u's write alias page still translates after the batch",
+				    cpu);
+	}
+}
+
 static void pcpt_test_populate_clear(struct kunit *test)
 {
 	unsigned long addr, idx;
@@ -299,7 +323,12 @@ static void pcpt_test_populate_clear(struct kunit *test)
 		kunit_skip(test, "no unused top-level slot in the linear map");
 	idx = pgd_index(addr);
 
+	/* The check reads through this CPU's TLB, the writer's. */
+	migrate_disable();
 	table = pcpt_populate_root(addr);
+	if (table)
+		pcpt_expect_alias_unmapped(test);
+	migrate_enable();
 	if (table) {
 		pcpt_expect_everywhere(test, idx, true);
 		pcpt_clear_root(addr, table);

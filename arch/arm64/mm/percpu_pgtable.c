@@ -161,22 +161,30 @@ void noinstr arch_percpu_pgtable_sync(void)
 }
 
 /**
- * arch_percpu_pgtable_write_ro() - write an entry of a read-only root
- * @entry: the entry, at its linear-map address
- * @pgd: the new value
+ * arch_percpu_pgtable_flush_alias() - invalidate the roots' write alias
+ * @start: first page of the alias the core just unmapped
+ * @end: end of the last
  *
- * Goes through FIX_PGD, like set_swapper_pgd() for the master.  The
- * caller holds the core's lock, which once the roots exist also covers
- * every use of FIX_PGD by set_swapper_pgd(), so the slot is never shared.
- * clear_fixmap() ends with a TLBI of the slot and a DSB, which also
- * publishes the store to other walkers.
+ * One range TLBI (FEAT_TLBIRANGE) for the whole batch where the CPUs have
+ * it, else one TLBI per page, and one DSB: the DSB ISHST before orders the
+ * cleared PTEs and the root writes through the alias before the
+ * invalidation, the DSB ISH after waits for it on every CPU.  Level 3: the
+ * alias is mapped by PTEs only.
  */
-void noinstr arch_percpu_pgtable_write_ro(pgd_t *entry, pgd_t pgd)
+void noinstr arch_percpu_pgtable_flush_alias(unsigned long start, unsigned long end)
 {
-	pgd_t *fixmap_pgdp = pgd_set_fixmap(__pa(entry));
+	unsigned long pages = (end - start) >> PAGE_SHIFT;
 
-	WRITE_ONCE(*fixmap_pgdp, pgd);
-	pgd_clear_fixmap();
+	if (pages > MAX_TLBI_RANGE_PAGES ||
+	    (!system_supports_tlb_range() && pages >= MAX_DVM_OPS)) {
+		flush_tlb_all();
+		return;
+	}
+	dsb(ishst);
+	__flush_tlb_range_op(vaale1is, start, pages, PAGE_SIZE, 0, 3, false,
+			     lpa2_is_enabled());
+	__tlbi_sync_s1ish();
+	isb();
 }
 
 /**

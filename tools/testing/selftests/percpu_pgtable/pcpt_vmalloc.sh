@@ -44,5 +44,24 @@ if pcpt_active; then
 	else
 		fail "vmalloc at $slot: $(dmesg | grep 'test_vmalloc: ' | tail -1)"
 	fi
+	# The roots' write alias is mapped only inside a batch of writes,
+	# under the core's lock: after those writes, no table maps any of it.
+	alias=$(sed -n 's/^write alias: //p' "$PCPT_DEBUGFS/status")
+	if [ -z "$alias" ]; then
+		grep -q '^read-only: yes' "$PCPT_DEBUGFS/status" &&
+			fail "the roots are read-only, but status shows no write alias"
+	elif ! have_ptdump; then
+		echo "# write alias $alias: not checked: $NO_PTDUMP"
+	else
+		bad=
+		for f in /sys/kernel/debug/kernel_page_tables "$PCPT_DEBUGFS"/tables/cpu*; do
+			m=$(awk -v a="${alias%-*}" -v b="${alias#*-}" '
+			/^0x/ && NF > 3 && substr($1, 1, 18) < b && substr($1, 20, 18) > a { print $1 }' "$f")
+			[ -z "$m" ] || bad="$bad ${f##*/}: $m"
+		done
+		[ -z "$bad" ] &&
+			pass "the write alias $alias is unmapped in the master and every root after the writes" ||
+			fail "the write alias $alias is still mapped:$bad"
+	fi
 fi
 finish
