@@ -105,6 +105,11 @@ MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: de
 	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
 	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT) debug:4k::HIBERNATE=1
 BENCH_ITERS ?= 3
+# The parts of make bench: timing (boots timed, base vs patched), fetch
+# (instruction fetch locality, TCG plugin), pathlen (kernel instructions
+# per operation on five kernels, TCG plugin, PATHLEN_RUNS boots each).
+BENCH ?= all
+PATHLEN_RUNS ?= 3
 # make soak: module load cycles (in all, over every node) and the least
 # seconds each soak boot runs; the debug kernel, ~10x slower, runs fewer.
 SOAK_CYCLES ?= 10000
@@ -141,6 +146,9 @@ $(eval $(call accept,CPUS_PER_NODE,1 2 3 4))
 $(eval $(call accept,INTERACTIVE,0 1))
 $(eval $(call accept,BROKEN,0 1))
 $(eval $(call accept,FORCE,0 1))
+$(eval $(call accept,BENCH,all timing fetch pathlen))
+$(eval $(call accept,PATHLEN_RUNS,1 2 3 4 5 6 7 8 9 10))
+BENCH_PARTS := $(if $(filter all,$(BENCH)),timing$(,)fetch$(,)pathlen,$(BENCH))
 CPUS_ACCEPTED := max cortex-a57 neoverse-n1
 $(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
 $(eval $(call accept,HIBERNATE,0 1))
@@ -218,7 +226,7 @@ help:
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
-	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen; PATHLEN_RUNS=$(PATHLEN_RUNS))"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
 	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
@@ -362,10 +370,14 @@ bench: build base
 		$(MAKE) -s --no-print-directory -C $$tree O=$$bld ARCH=arm64 \
 			CROSS_COMPILE=aarch64-linux-gnu- M=$(BENCH_DIR)/mod-$$name modules; \
 		cp $(BENCH_DIR)/mod-$$name/pcpt_bench_mod.ko $(BENCH_DIR)/mod-$$name/ktext_big[0-3].ko \
-			$(BENCH_DIR)/guest/$$name/; \
+			$(BENCH_DIR)/mod-$$name/this_cpu_probe.ko $(BENCH_DIR)/guest/$$name/; \
 	done
 	@gcc -O2 -Wall -shared -fPIC -o $(BENCH_DIR)/ktext_fetch_plugin.so \
 		$(REPO)/tools/pcpt-bench/ktext_fetch_plugin.c
+	@gcc -O2 -Wall -shared -fPIC -o $(BENCH_DIR)/pathlen_plugin.so \
+		$(REPO)/tools/pcpt-bench/pathlen_plugin.c
+	@aarch64-linux-gnu-gcc -static -O2 -Wall -o $(BENCH_DIR)/guest/pathlen \
+		$(REPO)/tools/pcpt-bench/pathlen.c
 	@python3 $(S)/insn-count.py --json $(BENCH_DIR)/this_cpu_insns.json \
 		$(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
 		| tee $(BENCH_DIR)/this_cpu_insns.txt
@@ -377,6 +389,9 @@ bench: build base
 		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
 		--initrd $(BENCH_DIR)/initramfs.cpio --plugin $(BENCH_DIR)/ktext_fetch_plugin.so \
+		--pathlen-plugin $(BENCH_DIR)/pathlen_plugin.so --pathlen-runs $(PATHLEN_RUNS) \
+		--parts $(BENCH_PARTS) \
+		--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
 		$(BASE_BLD)/arch/arm64/boot/Image $(IMAGE)
 
 clean:

@@ -6,16 +6,23 @@
 # base, patched and patched/base ratio (medians), also written as JSON
 # and plotted as PNG (gnuplot) under OUT.
 #
-# Usage: bench.py --out DIR --iters N --initrd CPIO [--plugin SO] BASE_IMAGE PATCHED_IMAGE
+# Usage: bench.py --out DIR --iters N --initrd CPIO [--plugin SO]
+#                 [--pathlen-plugin SO] [--pathlen-runs N] [--parts LIST]
+#                 BASE_IMAGE PATCHED_IMAGE
 # With --plugin, each kernel is also booted once with the TCG plugin
 # (tools/pcpt-bench/ktext_fetch_plugin.c) to count where its kernel
 # instruction fetches come from: fetch_remote_pct_* are the percentages
 # served from another node's memory, per node of the fetching CPU.
+# With --pathlen-plugin, five kernels (base, patched, patched with
+# percpu_pgtable=off, base and patched on one node) are booted RUNS times
+# each with tools/pcpt-bench/pathlen_plugin.c and pathlen.c: kernel
+# instructions per operation, exact when the runs agree within 1%.
 # The topology and command line come from the environment, as for boot.sh.
 
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -46,6 +53,15 @@ def boot(image, initrd, log, extra_cmdline='', extra_env=None):
     if rc != 0:
         errors.append(f'boot of {image} failed (log: {log})')
     return metrics, errors
+
+
+def probe_dump(log, out):
+    """The PCPT-PROBE lines of a bench boot's console, as 'name hex'."""
+    with open(log, errors='replace') as f, open(out, 'w') as o:
+        for line in f:
+            w = line.split()
+            if w[:1] == ['PCPT-PROBE'] and len(w) >= 3:
+                o.write(f'{w[1]} {w[2]}\n')
 
 
 def ksym(image, name):
@@ -111,32 +127,366 @@ def fetch_locality(kind, image, initrd, plugin, out):
     return metrics, errors
 
 
+# The path-length kernels: (name, image: 'base' or 'patched', extra
+# command line, environment).  The single-node ones keep the CPUs and the
+# memory of the default topology in one node.
+PATHLEN_KINDS = (
+    ('base', 'base', '', {}),
+    ('patched', 'patched', '', {}),
+    ('patched_off', 'patched', 'percpu_pgtable=off', {}),
+    ('base_1node', 'base', '', 'one-node'),
+    ('patched_1node', 'patched', '', 'one-node'),
+)
+
+
+# Functions whose entry begins a boot phase (those a kernel lacks are left
+# out for it): the path-length boot splits the kernel instructions of all
+# CPUs up to the workload into phases that run from one of these entries
+# to the next; each do_one_initcall() entry is named after its initcall.
+BOOT_PHASES = ('kernel_replication_reserve', 'percpu_pgtable_init', 'setup_per_cpu_areas',
+               'do_one_initcall', 'smp_init', 'setup_system_features', 'setup_user_features',
+               'sched_init_smp', 'mark_readonly', 'kernel_replication_init', 'ptdump_check_wx',
+               'rcu_end_inkernel_boot')
+
+
+def system_map(image):
+    smap = os.path.join(os.path.dirname(image), '..', '..', '..', 'System.map')
+    syms = []
+    with open(smap) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3:
+                syms.append((int(w[0], 16), w[1], w[2]))
+    return syms
+
+
+def initcalls(syms):
+    """Initcall function names in the order the kernel calls them: the
+    __initcall__* entries between __initcall_start and __initcall_end,
+    by address."""
+    addr = {name: a for a, _, name in syms}
+    lo, hi = addr.get('__initcall_start'), addr.get('__initcall_end')
+    if lo is None or hi is None:
+        return []
+    seen, names = set(), []
+    for a, _, name in sorted(syms):
+        if (lo <= a < hi and name.startswith('__initcall_') and a not in seen and
+                not re.match(r'__initcall\w*_(start|end)$', name)):
+            seen.add(a)
+            m = re.match(r'__initcall__kmod_\w+?__\d+_\d+_(\w+?)(early|rootfs|[0-7]s?)$', name)
+            names.append('initcall ' + (m.group(1) if m else name))
+    return names
+
+
+def one_node_env():
+    nodes = int(os.environ.get('NODES', '4'))
+    cpn = int(os.environ.get('CPUS_PER_NODE', '2'))
+    mem = int(os.environ.get('NODE_MEM', '1024'))
+    return {'NODES': '1', 'CPUS_PER_NODE': str(nodes * cpn), 'NODE_MEM': str(nodes * mem),
+            'MEMLESS': ''}
+
+
+def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
+    """Boot once with the path-length plugin; return ({op: (n, cpu,
+    kernel insns per op on the loop's CPU, on all CPUs)}, boot insns,
+    errors)."""
+    res = os.path.join(out, f'pathlen-{name}-{run}.txt')
+    log = os.path.join(out, f'pathlen-{name}-{run}.log')
+    if os.path.exists(res):
+        os.unlink(res)
+    syms = system_map(image)
+    addr = {name: a for a, t, name in syms if t in 'tT'}
+    ids = ['__arm64_sys_getcpu'] + [p for p in BOOT_PHASES if p in addr]
+    if ids[0] not in addr:
+        return {}, None, [f'pathlen {name}: no __arm64_sys_getcpu in System.map']
+    extra = dict(env)
+    # One TCG thread and a virtual clock driven by the instruction count
+    # (1 ns each, idle time skipped): timer ticks and preemption land at
+    # the same instruction in every run, whatever the host's load.
+    icount = ''
+    if os.environ.get('PATHLEN_ICOUNT', '1') != '0':
+        extra['TCG_THREAD'] = 'single'
+        icount = ' -icount shift=0,sleep=off'
+    extra['QEMU_EXTRA'] = (os.environ.get('QEMU_EXTRA', '') + icount +
+                           f' -plugin {plugin},out={res},mark=' +
+                           ':'.join(hex(addr[i]) for i in ids)).strip()
+    # nokaslr: the mark is a link-time address.
+    _, errors = boot(image, initrd, log, ('nokaslr norandmaps pcpt.bench_pathlen=1 ' + cmdline).strip(), extra)
+    ops, window_imm = [], None
+    with open(log, errors='replace') as f:
+        for line in f:
+            w = line.split()
+            if w[:1] == ['PCPT-PATHLEN'] and len(w) >= 4:
+                ops.append((w[1], int(w[2]), int(w[3])))
+            elif w[:2] == ['PCPT-PROBE', 'read'] and len(w) >= 3:
+                window_imm = movz_imm(w[2])
+    if errors or not os.path.exists(res):
+        return {}, None, errors + [f'pathlen {name} run {run}: no counts ({res}, {log})']
+    every, imms, errors = [], [], []
+    with open(res) as f:
+        for line in f:
+            w = line.split()
+            if w[:2] == ['#', 'imms']:
+                errors.append(f'pathlen {name} run {run}: {line.strip()}')
+            if w[:1] == ['imms']:
+                imms = [int(x) for x in w[1:]]
+            elif w[:1] == ['mark']:
+                k, u, z, t = w.index('kernel'), w.index('user'), w.index('movz'), w.index('tlbi')
+                movz = dict(zip(imms, (int(x) for x in w[z + 1:t])))
+                every.append((int(w[3]), int(w[5]), [int(x) for x in w[k + 1:u]],
+                              (movz.get(window_imm, 0), int(w[t + 1]), int(w[t + 3]))))
+    first = next((i for i, m in enumerate(every) if m[1] == 0), len(every))
+    if name.startswith('patched') and 'percpu_pgtable=off' not in cmdline and \
+            window_imm not in imms:
+        errors.append(f'pathlen {name} run {run}: the window\'s MOVZ ({window_imm}) not counted '
+                      f'(counted immediates: {imms})')
+    phases, e = boot_phases(every[:first + 1], ids, initcalls(syms), name, run)
+    errors += e
+    # The workload's getcpu(2) marks: one at the start, three per operation.
+    marks = [(m[0], m[2], m[3]) for m in every[first:] if m[1] == 0]
+    if len(marks) != 1 + 3 * len(ops) or not ops:
+        return {}, None, errors + [f'pathlen {name} run {run}: {len(marks)} marks for {len(ops)} '
+                                   f'operations, {1 + 3 * len(ops)} expected (a stray getcpu(2)?)']
+    result = {}
+    for i, (op, n, cpu) in enumerate(ops):
+        m0, m1, m2 = marks[1 + 3 * i:4 + 3 * i]
+        if any(m[0] != cpu for m in (m0, m1, m2)):
+            errors.append(f'pathlen {name} run {run}: {op}: a mark on another vCPU than {cpu}')
+        one = ((m2[1][cpu] - m1[1][cpu]) - (m1[1][cpu] - m0[1][cpu])) / n
+        every = ((sum(m2[1]) - sum(m1[1])) - (sum(m1[1]) - sum(m0[1]))) / n
+        # this_cpu window ops executed, TLBIs and DSB ISHs, all CPUs.
+        counts = [((m2[2][j] - m1[2][j]) - (m1[2][j] - m0[2][j])) / n for j in range(3)]
+        result[op] = (n, cpu, one, every, counts)
+    return result, phases, errors
+
+
+def movz_imm(hexbytes):
+    """The immediate of the first "movz Xd, #imm, lsl #32" in a probe's
+    bytes: the window offset's bits [47:32]; None without one."""
+    try:
+        code = bytes.fromhex(hexbytes)
+    except ValueError:
+        return None
+    # Its first instruction, after a BTI or PACIASP at most.
+    for i in range(0, min(len(code) - 3, 16), 4):
+        w = int.from_bytes(code[i:i + 4], 'little')
+        if w & 0xffe00000 == 0xd2c00000:
+            return (w >> 5) & 0xffff
+    return None
+
+
+def boot_phases(marks, ids, calls, name, run):
+    """[(phase, kernel instructions of all CPUs)] in boot order, from the
+    marks up to and including the workload's first: each phase runs from
+    its mark to the next, 'start' up to the first mark."""
+    phases, errors = [], []
+    if not marks or marks[-1][1] != 0:
+        return None, [f'pathlen {name} run {run}: the workload never marked its start']
+    nr_calls = sum(1 for m in marks if ids[m[1]] == 'do_one_initcall')
+    if nr_calls != len(calls):
+        errors.append(f'pathlen {name} run {run}: {nr_calls} initcalls run before the workload, '
+                      f'{len(calls)} in System.map: initcalls named by number')
+        calls = []
+    prev, label, c = 0, 'start', 0
+    for _, k, counts, _ in marks:
+        now = sum(counts)
+        phases.append((label, now - prev))
+        prev = now
+        if ids[k] == 'do_one_initcall':
+            label = calls[c] if calls else f'initcall #{c}'
+            c += 1
+        else:
+            label = ids[k]
+    return phases, errors
+
+
+def fold_phases(per_kind):
+    """Phases every kernel has, so that kernels compare: a phase only some
+    have (the patched kernel's own functions and initcalls) is added to
+    the common phase before it and listed under it.  per_kind: {kernel:
+    [runs of [(phase, insns)]]}; returns rows {'phase', 'kernels': {kernel:
+    {'median', 'samples', 'spread'}}, 'parts': {kernel: {phase: median}}}."""
+    common = None
+    for runs in per_kind.values():
+        for phases in runs:
+            labels = {p for p, _ in phases}
+            common = labels if common is None else common & labels
+    common = common or {'start'}
+    order, folded, parts = [], {}, {}
+    for kind, runs in per_kind.items():
+        for phases in runs:
+            into, sums, own = 'start', {}, {}
+            for label, v in phases:
+                if label in common:
+                    into = label
+                    if label not in order:
+                        order.append(label)
+                else:
+                    own.setdefault(into, {}).setdefault(label, 0)
+                    own[into][label] += v
+                sums[into] = sums.get(into, 0) + v
+            sums['total'] = sum(v for _, v in phases)
+            for label, v in sums.items():
+                folded.setdefault(label, {}).setdefault(kind, []).append(v)
+            for label, d in own.items():
+                for sub, v in d.items():
+                    parts.setdefault(label, {}).setdefault(kind, {}).setdefault(sub, []).append(v)
+    rows = []
+    for label in order + ['total']:
+        per = folded.get(label, {})
+        row = {'phase': label, 'kernels': {}, 'parts': {}}
+        for kind, v in per.items():
+            med = statistics.median(v)
+            row['kernels'][kind] = {'median': med, 'samples': v,
+                                    'spread': (max(v) - min(v)) / abs(med) if med else 0.0}
+        for kind, d in parts.get(label, {}).items():
+            row['parts'][kind] = {sub: statistics.median(v) for sub, v in d.items()}
+        rows.append(row)
+    return rows
+
+
+def pathlen(images, initrd, plugin, out, runs):
+    """Path length per operation for every kind of PATHLEN_KINDS, RUNS
+    boots each (alternating); returns (rows, errors)."""
+    samples, boot, errors = {}, {}, []
+    for run in range(runs):
+        for name, which, cmdline, env in PATHLEN_KINDS:
+            env = one_node_env() if env == 'one-node' else env
+            print(f'pcpt: bench path length run {run + 1}/{runs}: {name}', flush=True)
+            res, boot_insns, e = pathlen_boot(name, images[which], initrd, plugin, out,
+                                              run, cmdline, env)
+            errors += e
+            for op, (n, cpu, one, every, counts) in res.items():
+                samples.setdefault((op, 'cpu'), {}).setdefault(name, []).append(one)
+                samples.setdefault((op, 'all'), {}).setdefault(name, []).append(every)
+                for j, what in enumerate(('window ops', 'TLBI', 'DSB ISH')):
+                    samples.setdefault((op, what), {}).setdefault(name, []).append(counts[j])
+            if boot_insns:
+                boot.setdefault(name, []).append(boot_insns)
+    rows = []
+    for (op, where), per in sorted(samples.items()):
+        row = {'op': op, 'cpus': where, 'kernels': {}}
+        for name, _, _, _ in PATHLEN_KINDS:
+            v = per.get(name, [])
+            if not v:
+                errors.append(f'pathlen {op} ({where}): no samples for {name}')
+                continue
+            med = statistics.median(v)
+            spread = (max(v) - min(v)) / abs(med) if med else 0.0
+            row['kernels'][name] = {'median': med, 'samples': v, 'spread': spread,
+                                    'exact': len(v) >= 3 and spread <= 0.01}
+        rows.append(row)
+    return rows, fold_phases(boot), errors
+
+
+def boot_print(brows, top=15):
+    """The boot phases where the patched kernel differs most from base."""
+    names = [k[0] for k in PATHLEN_KINDS]
+
+    def med(r, n):
+        return r['kernels'].get(n, {}).get('median', 0)
+
+    print('boot to the workload, kernel instructions of all CPUs, by phase (medians, the '
+          'largest spread last; phases every kernel has, where patched differs most from base, '
+          'then the total; "+" lines: parts of the phase above only the patched kernel has):')
+    print(f"{'phase':44}" + ''.join(f'{n:>15}' for n in names) + '  spread')
+    rest = [r for r in brows if r['phase'] != 'total']
+    rest.sort(key=lambda r: -abs(med(r, 'patched') - med(r, 'base')))
+    for r in rest[:top] + [r for r in brows if r['phase'] == 'total']:
+        spread = max((k['spread'] for k in r['kernels'].values()), default=0)
+        print(f"{r['phase'][:44]:44}" + ''.join(f'{med(r, n):15.0f}' for n in names) +
+              f'  {100 * spread:.2f}%')
+        for sub, v in sorted(r['parts'].get('patched', {}).items(), key=lambda x: -x[1]):
+            print(f"{'+ ' + sub[:42]:44}" + ''.join(
+                f"{r['parts'].get(n, {}).get(sub, 0):15.0f}" for n in names))
+
+
+def pathlen_print(rows, out):
+    names = [k[0] for k in PATHLEN_KINDS]
+    print('kernel instructions per operation (TCG plugin; * = spread over 1% or under 3 runs,'
+          ' not exact); ratio to base (1node: to base_1node)')
+    print(f"{'operation':28}" + ''.join(f'{n:>16}' for n in names))
+    for r in rows:
+        k = r['kernels']
+        cells = []
+        for n in names:
+            if n not in k:
+                cells.append(f"{'-':>16}")
+                continue
+            ref = k.get('base_1node' if n.endswith('_1node') else 'base')
+            mark = '' if k[n]['exact'] else '*'
+            ratio = (f" {k[n]['median'] / ref['median']:.3f}"
+                     if ref and ref['median'] and not n.startswith('base') else '')
+            cells.append(f"{k[n]['median']:.0f}{mark}{ratio}".rjust(16))
+        print(f"{r['op'] + ' (' + r['cpus'] + ')':28}" + ''.join(cells))
+    dat = os.path.join(out, 'pathlen.dat')
+    with open(dat, 'w') as f:
+        for i, r in enumerate(x for x in rows if x['cpus'] == 'cpu'):
+            k = r['kernels']
+            vals = []
+            for n, ref in (('patched', 'base'), ('patched_off', 'base'),
+                           ('patched_1node', 'base_1node')):
+                ok = n in k and ref in k and k[ref]['median']
+                vals.append(f"{k[n]['median'] / k[ref]['median']:.6f}" if ok else 'NaN')
+            f.write(f"{i} {' '.join(vals)} \"{r['op']}\"\n")
+    script = f'''
+set terminal pngcairo size 1000,480 noenhanced
+set output "{os.path.join(out, 'pathlen.png')}"
+set title "kernel instructions per operation, ratio to base (1.0 = same)"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.6
+set yrange [0:*]
+set xtics rotate by -30
+set grid ytics
+plot "{dat}" using 2:xtic(5) title "patched", "" using 3 title "percpu_pgtable=off", \\
+     "" using 4 title "one node", 1 with lines lt 0 notitle
+'''
+    try:
+        subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'pcpt: bench: gnuplot failed ({e}); no PNG', file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
     ap.add_argument('--iters', type=int, default=3)
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--plugin', help='ktext_fetch_plugin.so: also measure fetch locality')
+    ap.add_argument('--pathlen-plugin', help='pathlen_plugin.so: kernel path length per operation')
+    ap.add_argument('--pathlen-runs', type=int, default=3)
+    ap.add_argument('--parts', default='timing,fetch,pathlen',
+                    help='comma-separated: timing, fetch, pathlen')
+    ap.add_argument('--probe-objs', nargs=2, metavar=('BASE_O', 'PATCHED_O'),
+                    help='this_cpu_probe.o of each kernel: count the probes as the kernels run them')
     ap.add_argument('base')
     ap.add_argument('patched')
     a = ap.parse_args()
     if a.iters < 1:
         sys.exit('bench.py: --iters must be at least 1')
+    if a.pathlen_runs < 1:
+        sys.exit('bench.py: --pathlen-runs must be at least 1')
+    parts = set(a.parts.split(','))
+    if not parts or parts - {'timing', 'fetch', 'pathlen'}:
+        sys.exit(f"bench.py: --parts '{a.parts}': accepted: timing, fetch, pathlen, comma-separated")
     os.makedirs(a.out, exist_ok=True)
 
     samples = {'base': {}, 'patched': {}}
     units, errors = {}, []
-    for i in range(a.iters):
+    for i in range(a.iters if 'timing' in parts else 0):
         for kind, image in (('base', a.base), ('patched', a.patched)):
             log = os.path.join(a.out, f'{kind}-{i}.log')
             print(f'pcpt: bench run {i + 1}/{a.iters}: {kind}', flush=True)
             m, e = boot(image, a.initrd, log)
             errors += e
+            if i == 0:
+                probe_dump(log, os.path.join(a.out, f'{kind}-probe-text.txt'))
             for name, (v, unit, better) in m.items():
                 samples[kind].setdefault(name, []).append(v)
                 units[name] = (unit, better)
 
-    if a.plugin:
+    if a.plugin and 'fetch' in parts:
         for kind, image in (('base', a.base), ('patched', a.patched)):
             print(f'pcpt: bench fetch locality: {kind}', flush=True)
             m, e = fetch_locality(kind, image, a.initrd, a.plugin, a.out)
@@ -159,17 +509,39 @@ def main():
                      'base': mb, 'patched': mp, 'ratio': ratio,
                      'base_samples': b, 'patched_samples': p})
 
-    print(f"{'metric':32} {'unit':7} {'base':>12} {'patched':>12} {'ratio':>7}  better")
+    if a.probe_objs and 'timing' in parts:
+        print('this_cpu probes as the running kernels execute them (after alternatives):')
+        r = subprocess.call([sys.executable, os.path.join(HERE, 'insn-count.py'),
+                             '--json', os.path.join(a.out, 'this_cpu_insns_live.json'),
+                             '--live', os.path.join(a.out, 'base-probe-text.txt'),
+                             os.path.join(a.out, 'patched-probe-text.txt')] + a.probe_objs)
+        if r:
+            errors.append('this_cpu probes of the running kernels: see above')
+
+    plrows, brows = [], []
+    if a.pathlen_plugin and 'pathlen' in parts:
+        plrows, brows, e = pathlen({'base': a.base, 'patched': a.patched}, a.initrd,
+                                   a.pathlen_plugin, a.out, a.pathlen_runs)
+        errors += e
+
+    if rows:
+        print(f"{'metric':32} {'unit':7} {'base':>12} {'patched':>12} {'ratio':>7}  better")
     for r in rows:
         ratio = f"{r['ratio']:7.3f}" if r['ratio'] is not None else '    n/a'
         print(f"{r['metric']:32} {r['unit']:7} {r['base']:12.4g} {r['patched']:12.4g} "
               f"{ratio}  {r['better']}")
+    if plrows:
+        pathlen_print(plrows, a.out)
+    if brows:
+        boot_print(brows)
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
-        json.dump({'iters': a.iters, 'rows': rows, 'errors': errors,
+        json.dump({'iters': a.iters, 'parts': sorted(parts), 'rows': rows,
+                   'pathlen': plrows, 'boot_phases': brows, 'errors': errors,
                    'topology': {k: os.environ.get(k) for k in
                                 ('NODES', 'CPUS_PER_NODE', 'NODE_MEM', 'CMDLINE')}},
                   f, indent=1)
-    plot(a.out, rows)
+    if rows:
+        plot(a.out, rows)
     for e in errors:
         print('pcpt: bench error: ' + e)
     print(f'pcpt: results in {a.out}/results.json and {a.out}/results.png')

@@ -46,6 +46,27 @@ if grep -q 'pcpt.bench_fetch=1' /proc/cmdline; then
 	exit 0
 fi
 
+# Path-length boot (pcpt.bench_pathlen=1, with the QEMU TCG plugin
+# tools/pcpt-bench/pathlen_plugin.c counting instructions per vCPU and
+# snapshotting them at every getcpu(2)): only the loops of
+# tools/pcpt-bench/pathlen.c, on CPU 1 (the pipe's other end on the
+# last CPU), while the other CPUs idle.
+if grep -q 'pcpt.bench_pathlen=1' /proc/cmdline; then
+	kind=base
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+	[ -d /sys/kernel/debug/percpu_pgtable ] && kind=patched
+	/bench/pathlen 1 $((ncpus - 1)) /bench/$kind/ktext_big0.ko /bench/$kind/pcpt_bench_mod.ko ||
+		echo "PCPT-BENCH-ERROR pathlen failed"
+	# After the workload's last mark: the window offset's MOVZ, as the
+	# plugin's count of window ops needs it.
+	if insmod /bench/$kind/this_cpu_probe.ko 2>/dev/null; then
+		sed 's/^/PCPT-PROBE /' /sys/kernel/debug/this_cpu_probe_text
+		rmmod this_cpu_probe
+	fi
+	exit 0
+fi
+
 # Boot: guest time from kernel start to this script.
 result boot_to_userspace "$(cut -d' ' -f1 /proc/uptime)" s lower
 
@@ -79,6 +100,16 @@ if [ -f /bench/$kind/pcpt_bench_mod.ko ]; then
 			echo "PCPT-BENCH-ERROR $m: $(dmesg | grep pcpt_bench_mod | tail -1)"
 		fi
 	done
+fi
+
+# The this_cpu probe functions as this kernel executes them, after
+# alternatives (tools/pcpt-bench/this_cpu_probe.c): the bench counts
+# their instructions.
+if insmod /bench/$kind/this_cpu_probe.ko 2>/dev/null; then
+	sed 's/^/PCPT-PROBE /' /sys/kernel/debug/this_cpu_probe_text
+	rmmod this_cpu_probe
+else
+	echo "PCPT-BENCH-ERROR insmod this_cpu_probe.ko"
 fi
 
 # Module load + unload of a module with 256 KiB of text (its init

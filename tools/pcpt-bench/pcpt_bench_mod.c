@@ -6,7 +6,10 @@
  *  - ns per this_cpu_inc()/this_cpu_read() in a loop;
  *  - the cost of a vmalloc()/vfree() pair whose allocation needs a new
  *    kernel top-level page table entry, the write the per-CPU kernel page
- *    tables fan out to every CPU's copy.
+ *    tables fan out to every CPU's copy;
+ *  - with loops=0, only the module's debugfs file vmalloc_new_top, each
+ *    write of which makes one such pair in the next empty slot, for the
+ *    path-length bench (the module stays loaded then).
  *
  * vfree() does not free page tables, so a top-level entry, once written,
  * stays: every "new" iteration therefore allocates in a different
@@ -24,6 +27,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -36,6 +40,9 @@
 static unsigned int iters = 64;
 module_param(iters, uint, 0444);
 MODULE_PARM_DESC(iters, "vmalloc/vfree pairs per measurement, one empty top-level slot each (1-256)");
+static bool loops = true;
+module_param(loops, bool, 0444);
+MODULE_PARM_DESC(loops, "time the loops at load (default); 0: only the vmalloc_new_top file");
 
 typedef void *(*vmalloc_range_fn)(unsigned long size, unsigned long align,
 				  unsigned long start, unsigned long end,
@@ -67,6 +74,54 @@ static u64 one_pair(vmalloc_range_fn fn, unsigned long start, bool *failed)
 	vfree(p);
 	return ktime_get_ns() - t0;
 }
+
+/*
+ * The first whole slot strictly inside the vmalloc range that is empty
+ * at the root at or after @addr, or 0.  Roots are page aligned: the page
+ * mask drops ASID, CnP and the offset a 52-bit VA kernel adds without
+ * LVA (the bench runs with 48-bit physical addresses, so TTBR bits [5:2]
+ * hold none).
+ */
+static unsigned long empty_slot(unsigned long addr)
+{
+	pgd_t *root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, PAGE_SHIFT));
+
+	for (addr = max(addr, ALIGN(VMALLOC_START, SLOT_SIZE));
+	     addr && addr + SLOT_SIZE <= VMALLOC_END; addr += SLOT_SIZE)
+		if (!pgd_val(READ_ONCE(root[pgd_index(addr)])))
+			return addr;
+	return 0;
+}
+
+static vmalloc_range_fn vmalloc_range;
+static unsigned long next_slot;
+static DEFINE_MUTEX(new_top_lock);
+static struct dentry *new_top_file;
+
+/* Each write: one vmalloc()+vfree() that creates a top-level entry. */
+static ssize_t new_top_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	bool failed = false;
+	int ret = count;
+
+	mutex_lock(&new_top_lock);
+	next_slot = empty_slot(next_slot);
+	if (!next_slot) {
+		ret = -ENOSPC;
+	} else {
+		one_pair(vmalloc_range, next_slot, &failed);
+		if (failed)
+			ret = -ENOMEM;
+		next_slot += SLOT_SIZE;
+	}
+	mutex_unlock(&new_top_lock);
+	return ret;
+}
+
+static const struct file_operations new_top_fops = {
+	.write = new_top_write,
+};
 
 static DEFINE_PER_CPU(u64, pcpt_bench_counter);
 
@@ -101,11 +156,8 @@ static int __init pcpt_bench_init(void)
 	u64 *fresh, *again;
 	unsigned int n = 0, i;
 	vmalloc_range_fn fn;
-	pgd_t *root;
 	bool failed = false;
 	int ret;
-
-	this_cpu_loops(1UL << 22);
 
 	if (!iters || iters > 256) {
 		pr_err("iters=%u: accepted 1 to 256\n", iters);
@@ -118,6 +170,14 @@ static int __init pcpt_bench_init(void)
 	}
 	fn = (vmalloc_range_fn)kp.addr;
 	unregister_kprobe(&kp);
+	if (!loops) {
+		vmalloc_range = fn;
+		new_top_file = debugfs_create_file("vmalloc_new_top", 0200, NULL, NULL,
+						   &new_top_fops);
+		return 0;
+	}
+
+	this_cpu_loops(1UL << 22);
 
 	slots = kcalloc(iters, sizeof(*slots), GFP_KERNEL);
 	fresh = kcalloc(iters, sizeof(*fresh), GFP_KERNEL);
@@ -126,18 +186,9 @@ static int __init pcpt_bench_init(void)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * Whole slots strictly inside the vmalloc range, empty at the root.
-	 * Roots are page aligned: the page mask drops ASID, CnP and the
-	 * offset a 52-bit VA kernel adds without LVA (the bench runs with
-	 * 48-bit physical addresses, so TTBR bits [5:2] hold none).
-	 */
-	root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, PAGE_SHIFT));
-	for (addr = ALIGN(VMALLOC_START, SLOT_SIZE);
-	     addr && addr + SLOT_SIZE <= VMALLOC_END && n < iters;
-	     addr += SLOT_SIZE)
-		if (!pgd_val(READ_ONCE(root[pgd_index(addr)])))
-			slots[n++] = addr;
+	/* Whole slots strictly inside the vmalloc range, empty at the root. */
+	for (addr = empty_slot(0); addr && n < iters; addr = empty_slot(addr + SLOT_SIZE))
+		slots[n++] = addr;
 	if (n < iters) {
 		pr_err("only %u empty top-level slots in the vmalloc range, %u wanted\n",
 		       n, iters);
@@ -167,5 +218,11 @@ out:
 }
 
 module_init(pcpt_bench_init);
+
+static void __exit pcpt_bench_exit(void)
+{
+	debugfs_remove(new_top_file);
+}
+module_exit(pcpt_bench_exit);
 MODULE_DESCRIPTION("vmalloc/vfree cost of a new kernel top-level entry");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest workload for the kernel path-length bench (pathlen_plugin.c).
+ *
+ * Runs each operation in a loop on one CPU while the other CPUs idle, and
+ * brackets the loops with the marker system call (getcpu(2), which nothing
+ * else in the bench guest calls): for every operation, a mark, N
+ * operations, a mark, 2N operations, a mark.  The plugin's snapshots give
+ * the kernel instructions of each loop; (2N loop - N loop) / N is the cost
+ * of one operation with the marks' own cost and the loop set-up cancelled
+ * out.  Prints one line per operation, in the order of the marks:
+ *
+ *   PCPT-PATHLEN <op> <N> <cpu>
+ *
+ * Usage: pathlen CPU OTHER_CPU MODULE BENCH_MODULE [OPS...]
+ *   CPU           the CPU the loops run on
+ *   OTHER_CPU     the pipe round trip's other end
+ *   MODULE        a .ko loaded and unloaded by the module operation
+ *   BENCH_MODULE  pcpt_bench_mod.ko, loaded (loops=0) after the first
+ *                 mark for the new top-level entry operation
+ *   OPS           the operations to run (default: all)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TRACEFS "/sys/kernel/tracing"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int cpu, other_cpu;
+static const char *module, *bench_module;
+static int zero_fd, ping[2], pong[2];
+static pid_t partner;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pathlen: %s: %s\n", what, strerror(errno));
+	printf("PCPT-BENCH-ERROR pathlen: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void pin(int c)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static void marker(void)
+{
+	unsigned int c, n;
+
+	syscall(SYS_getcpu, &c, &n, NULL);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		die(path);
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		die(path);
+	close(fd);
+}
+
+static void op_getppid(void)
+{
+	syscall(SYS_getppid);
+}
+
+static void op_read1(void)
+{
+	char c;
+
+	if (read(zero_fd, &c, 1) != 1)
+		die("read /dev/zero");
+}
+
+static void op_pipe(void)
+{
+	char c = 0;
+
+	if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+		die("pipe round trip");
+}
+
+static void op_fork(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, NULL, 0) != pid)
+		die("waitpid");
+}
+
+static void op_fault(void)
+{
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	/* The store must happen: it is the fault. */
+	__atomic_store_n(p, 1, __ATOMIC_RELAXED);
+	if (munmap(p, 4096))
+		die("munmap");
+}
+
+static void op_open(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0)
+		die("open /dev/null");
+	close(fd);
+}
+
+/* The sched_switch tracepoint's static key, on and off. */
+static void op_static_key(void)
+{
+	write_file(TRACEFS "/events/sched/sched_switch/enable", "1");
+	write_file(TRACEFS "/events/sched/sched_switch/enable", "0");
+}
+
+/* The function tracer on one function (set up before), on and off. */
+static void op_ftrace(void)
+{
+	write_file(TRACEFS "/current_tracer", "function");
+	write_file(TRACEFS "/current_tracer", "nop");
+}
+
+/* A vmalloc()+vfree() that creates a kernel top-level entry. */
+static void op_new_top(void)
+{
+	write_file("/sys/kernel/debug/vmalloc_new_top", "1");
+}
+
+static void op_module(void)
+{
+	int fd = open(module, O_RDONLY);
+	char name[64];
+	const char *b = strrchr(module, '/');
+
+	if (fd < 0)
+		die(module);
+	if (syscall(SYS_finit_module, fd, "", 0))
+		die("finit_module");
+	close(fd);
+	snprintf(name, sizeof(name), "%s", b ? b + 1 : module);
+	name[strcspn(name, ".")] = 0;
+	if (syscall(SYS_delete_module, name, O_NONBLOCK))
+		die("delete_module");
+}
+
+static const struct op {
+	const char *name;
+	void (*fn)(void);
+	int n;
+} ops[] = {
+	{ "getppid", op_getppid, 2000 },
+	{ "read1", op_read1, 2000 },
+	{ "pipe_rtt", op_pipe, 500 },
+	{ "fork_exit_wait", op_fork, 50 },
+	{ "page_fault", op_fault, 500 },
+	{ "open_close", op_open, 500 },
+	{ "static_key", op_static_key, 10 },
+	{ "ftrace", op_ftrace, 5 },
+	{ "module", op_module, 5 },
+	{ "new_top_entry", op_new_top, 4 },
+};
+
+static void start_partner(void)
+{
+	char c;
+
+	if (pipe(ping) || pipe(pong))
+		die("pipe");
+	partner = fork();
+	if (partner < 0)
+		die("fork");
+	if (!partner) {
+		/* EOF on ping when the parent closes its end: no other writer. */
+		close(ping[1]);
+		close(pong[0]);
+		pin(other_cpu);
+		while (read(ping[0], &c, 1) == 1)
+			if (write(pong[1], &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+}
+
+static void run(const struct op *o)
+{
+	int i;
+
+	/* A first pass warms caches, TLBs and lazily set-up state. */
+	for (i = 0; i < o->n; i++)
+		o->fn();
+	/*
+	 * Let the work it deferred (RCU callbacks, kworkers) run before the
+	 * count starts; under -icount,sleep=off idle time costs nothing.
+	 */
+	usleep(200000);
+	marker();
+	for (i = 0; i < o->n; i++)
+		o->fn();
+	marker();
+	for (i = 0; i < 2 * o->n; i++)
+		o->fn();
+	marker();
+	printf("PCPT-PATHLEN %s %d %d\n", o->name, o->n, cpu);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int a, fd;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: pathlen CPU OTHER_CPU MODULE BENCH_MODULE [OPS...]\n");
+		return 2;
+	}
+	cpu = atoi(argv[1]);
+	other_cpu = atoi(argv[2]);
+	module = argv[3];
+	bench_module = argv[4];
+	pin(cpu);
+	/* The start: boot phases end here; module loads come after. */
+	marker();
+	fd = open(bench_module, O_RDONLY);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "loops=0", 0))
+		die(bench_module);
+	close(fd);
+	zero_fd = open("/dev/zero", O_RDONLY);
+	if (zero_fd < 0)
+		die("open /dev/zero");
+	start_partner();
+	write_file(TRACEFS "/set_ftrace_filter", "vfs_read");
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (argc > 5) {
+			for (a = 5; a < argc && strcmp(argv[a], ops[i].name); a++)
+				;
+			if (a == argc)
+				continue;
+		}
+		run(&ops[i]);
+	}
+	close(ping[1]);
+	waitpid(partner, NULL, 0);
+	return 0;
+}
