@@ -76,8 +76,10 @@ static bool pcpt_protected;
  * it (an invalid-to-valid PTE change, which needs no TLB maintenance);
  * pcpt_alias_unmap() clears every page the batch mapped and invalidates
  * them all with one call of arch_percpu_pgtable_flush_alias() before the
- * lock is dropped, so a top-level change costs one broadcast
- * invalidation, not one per root.  The PTE tables are allocated once, at
+ * lock is dropped, so a top-level change waits once for the broadcast
+ * invalidation of all the copies, not once per root (and is one range
+ * invalidation where the architecture has them).  The PTE tables are
+ * allocated once, at
  * boot, and never freed: no other mapping is ever made in the area.
  */
 static unsigned long pcpt_alias;

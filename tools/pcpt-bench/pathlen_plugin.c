@@ -187,9 +187,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		memcpy(&w, qemu_plugin_insn_data(insn), 4);
 		/* SYS #op1, C8, Cm, #op2 (TLBI), and DSB ISH (CRm 0b1011). */
 		if ((w & 0xfff8f000) == 0xd5088000 || w == 0xd5033b9f) {
+			uintptr_t dsb = w == 0xd5033b9f;
+
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, maint_exec,
 							       QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)(w == 0xd5033b9f));
+							       (void *)dsb);
 			continue;
 		}
 		/* MOVZ, 64-bit, hw = 2: "movz Xd, #imm, lsl #32". */
@@ -280,12 +282,14 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 				p = *end ? end + 1 : end;
 			}
 			if (*p) {
-				fprintf(stderr, "pathlen_plugin: mark='%s': at most %d addresses, colon-separated\n",
+				fprintf(stderr,
+					"pathlen_plugin: mark='%s': at most %d addresses, colon-separated\n",
 					argv[i] + 5, MAX_MARK_VAS);
 				return -1;
 			}
 		} else {
-			fprintf(stderr, "pathlen_plugin: unknown argument '%s' (accepted: out=, mark=)\n",
+			fprintf(stderr,
+				"pathlen_plugin: unknown argument '%s' (accepted: out=, mark=)\n",
 				argv[i]);
 			return -1;
 		}

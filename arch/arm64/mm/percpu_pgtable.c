@@ -165,11 +165,11 @@ void noinstr arch_percpu_pgtable_sync(void)
  * @start: first page of the alias the core just unmapped
  * @end: end of the last
  *
- * One range TLBI (FEAT_TLBIRANGE) for the whole batch where the CPUs have
- * it, else one TLBI per page, and one DSB: the DSB ISHST before orders the
- * cleared PTEs and the root writes through the alias before the
- * invalidation, the DSB ISH after waits for it on every CPU.  Level 3: the
- * alias is mapped by PTEs only.
+ * One range TLBI for the whole batch where the kernel and the CPUs have
+ * it (CONFIG_ARM64_TLB_RANGE, FEAT_TLBIRANGE), else one TLBI per page, and
+ * one wait: the DSB ISHST before orders the cleared PTEs and the root
+ * writes through the alias before the invalidation, the DSB ISH after
+ * waits for it on every CPU.  Level 3: the alias is mapped by PTEs only.
  */
 void noinstr arch_percpu_pgtable_flush_alias(unsigned long start, unsigned long end)
 {
