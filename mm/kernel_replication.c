@@ -54,6 +54,7 @@
 #include <linux/pagewalk.h>
 #include <linux/percpu_pgtable.h>
 #include <linux/pgalloc.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
@@ -68,15 +69,18 @@
  * struct krepl_node - what the CPUs of one node translate the image to
  * @base: physical address of this node's copy of [_stext, __end_rodata)
  *	(the master's address on the node that holds the image)
- * @pgd: a top-level table of which only the private entries are used:
- *	they point at this node's tables (NULL: the master's entries)
+ * @mm: owns the node's tables and never runs: its top-level table is one
+ *	of which only the private entries are used, which point at this
+ *	node's tables (NULL: the master's entries).  An mm, as the this_cpu
+ *	window keeps one per CPU, so that apply_to_page_range() can change
+ *	the node's module window entries as it changes the master's
  * @use: the node whose copy this node's CPUs use: itself when it has a
  *	copy, else the nearest node that has one; NUMA_NO_NODE for nodes
  *	without CPUs
  */
 struct krepl_node {
 	phys_addr_t base;
-	pgd_t *pgd;
+	struct mm_struct *mm;
 	int use;
 };
 
@@ -85,6 +89,13 @@ struct krepl_node {
  * become read-only: hence __read_mostly, not __ro_after_init.
  */
 static struct krepl_node krepl_nodes[MAX_NUMNODES] __read_mostly;
+
+/* The node's top-level table, or NULL: its CPUs use the master's entries. */
+static __always_inline pgd_t *krepl_node_pgd(int nid)
+{
+	return krepl_nodes[nid].mm ? krepl_nodes[nid].mm->pgd : NULL;
+}
+
 static int krepl_master_node __read_mostly = NUMA_NO_NODE;
 static phys_addr_t krepl_master_pa __read_mostly;
 static size_t krepl_size __read_mostly;
@@ -137,7 +148,8 @@ static unsigned long krepl_granule(void)
  * range of it.  Vmalloc never maps there (a vm area reserves it), and its
  * PTE tables are allocated before the node tables are built, which copy
  * them: every node's CPUs, and the master's, translate the window through
- * PTE tables of their own, which only this file writes.  A module's pages
+ * PTE tables of their own, which only this file writes, through
+ * apply_to_page_range() on each node's mm (struct krepl_node).  A module's pages
  * are mapped to the master's pages in every table while it loads, and
  * each node's entries are pointed at a node-local copy once its text and
  * rodata are final (module_arch_mem_protected()).  The entries are the
@@ -646,10 +658,17 @@ bool kernel_replication_shared_table(unsigned long addr, unsigned long size)
  */
 static __always_inline pgd_t *krepl_mw_root(int nid)
 {
-	return nid == krepl_master_node ? init_mm.pgd : krepl_nodes[nid].pgd;
+	return nid == krepl_master_node ? init_mm.pgd : krepl_node_pgd(nid);
 }
 
-/* The PTE of @addr in the module window: its tables exist from boot. */
+/*
+ * The PTE of @addr in the module window of @root, for the text patching
+ * path only, which runs under a raw spinlock with interrupts off and must
+ * not be traced: apply_to_page_range() takes each PTE table's spinlock on
+ * a node's mm and is neither.  A lockless read is safe there: the window's
+ * tables exist from boot and are never freed, and the entries it reads do
+ * not change while the module can be patched (see krepl_mw_lock).
+ */
 static __always_inline pte_t *krepl_mw_ptep(pgd_t *root, unsigned long addr)
 {
 	p4d_t *p4dp = p4d_offset(pgd_offset_pgd(root, addr), addr);
@@ -899,6 +918,22 @@ static void *krepl_copy_table(int nid, void *table)
 }
 
 /*
+ * As krepl_copy_table(), for a PTE table: with the constructor that gives
+ * it the lock apply_to_page_range() takes on the node's mm.
+ */
+static pte_t *krepl_copy_pte_table(int nid, pte_t *table)
+{
+	pte_t *copy = krepl_copy_table(nid, table);
+
+	if (copy && !pagetable_pte_ctor(virt_to_ptdesc(copy))) {
+		free_page((unsigned long)copy);
+		krepl_table_pages--;
+		return NULL;
+	}
+	return copy;
+}
+
+/*
  * The master's entries at @addr, to tell an entry of the node's tables
  * that still points where the master's does (shared) from one already
  * made the node's own.
@@ -1077,7 +1112,7 @@ static int krepl_walk_pmd(pmd_t *pmdp, unsigned long addr, unsigned long next,
 	/* A block only partly replicated becomes a table of the node's. */
 	if (pmd_leaf(pmd))
 		return krepl_split(b->nid, pmdp, pmd);
-	table = krepl_copy_table(b->nid, (void *)pmd_page_vaddr(pmd));
+	table = krepl_copy_pte_table(b->nid, (pte_t *)pmd_page_vaddr(pmd));
 	if (!table)
 		return -ENOMEM;
 	pmd_populate_kernel(&init_mm, pmdp, table);
@@ -1123,7 +1158,7 @@ static int krepl_build_range(int nid, unsigned long start, unsigned long end,
 
 	/* The walker's rule for kernel tables; nothing walks these yet. */
 	mmap_read_lock(&init_mm);
-	ret = walk_kernel_page_table_range(start, end, ops, krepl_nodes[nid].pgd, &b);
+	ret = walk_kernel_page_table_range(start, end, ops, krepl_node_pgd(nid), &b);
 	mmap_read_unlock(&init_mm);
 	return ret;
 }
@@ -1133,11 +1168,16 @@ static int krepl_build(int nid)
 	unsigned long addr;
 	int ret;
 
-	krepl_nodes[nid].pgd = (pgd_t *)get_zeroed_page(GFP_KERNEL);
-	if (!krepl_nodes[nid].pgd)
+	/*
+	 * Charged, if at all, to kernel_init's root memory cgroup.  The mm
+	 * is never freed, not even if the build fails: an mm holding
+	 * kernel-range tables cannot go through mmput().
+	 */
+	krepl_nodes[nid].mm = mm_alloc();
+	if (!krepl_nodes[nid].mm)
 		return -ENOMEM;
 	for (addr = krepl_slot_lo; addr < krepl_slot_hi; addr += PGDIR_SIZE)
-		*pgd_offset_pgd(krepl_nodes[nid].pgd, addr) = READ_ONCE(*pgd_offset_k(addr));
+		set_pgd(pgd_offset(krepl_nodes[nid].mm, addr), READ_ONCE(*pgd_offset_k(addr)));
 
 	ret = krepl_build_range(nid, (unsigned long)_stext,
 				(unsigned long)_etext, &krepl_image_ops);
@@ -1182,9 +1222,9 @@ static pgd_t krepl_populate(struct percpu_pgtable_client *client,
 {
 	int use = krepl_nodes[early_cpu_to_node(cpu)].use;
 
-	if (use == NUMA_NO_NODE || !krepl_nodes[use].pgd)
+	if (use == NUMA_NO_NODE || !krepl_node_pgd(use))
 		return READ_ONCE(*pgd_offset_k(addr));
-	return READ_ONCE(*pgd_offset_pgd(krepl_nodes[use].pgd, addr));
+	return READ_ONCE(*pgd_offset_pgd(krepl_node_pgd(use), addr));
 }
 
 /*
@@ -1209,7 +1249,7 @@ static int krepl_prepare(struct percpu_pgtable_client *client)
 	for_each_node(nid) {
 		unsigned long va;
 
-		if (!krepl_has_copy(nid) || !krepl_nodes[nid].pgd)
+		if (!krepl_has_copy(nid) || !krepl_node_pgd(nid))
 			continue;
 		va = (unsigned long)__va(krepl_nodes[nid].base);
 		memcpy((void *)va, (void *)master, krepl_size);
@@ -1226,18 +1266,99 @@ static struct percpu_pgtable_client krepl_client = {
 	.prepare = krepl_prepare,
 };
 
+/*
+ * The mm whose tables translate the node's module window: init_mm for the
+ * image's node, NULL for a node without tables of its own.
+ */
+static __maybe_unused struct mm_struct *krepl_mw_mm(int nid)
+{
+	return nid == krepl_master_node ? &init_mm : krepl_nodes[nid].mm;
+}
+
+/*
+ * The window's entries change through apply_to_page_range() and
+ * apply_to_existing_page_range() on each node's mm, as set_memory_*()
+ * changes vmalloc's through them on init_mm; the master's page behind an
+ * address is vmalloc_to_page()'s.  Every PTE table a node's mm walks
+ * there has the PTE lock those take on an mm other than init_mm
+ * (krepl_walk_pmd()), and every table exists from boot: apply_to_page_range()
+ * allocates none.  A node's build fails if one is missing (the window's
+ * walk has no holes: krepl_walk_hole()), and KUnit checks every node's
+ * window tables.  Were one missing, apply_to_page_range() would allocate
+ * it as a user table, with a PXN table entry.  The callbacks get a
+ * struct krepl_mw_op; they are given page-aligned ranges only, which
+ * apply_to_pte_range() needs to stop.
+ */
+struct krepl_mw_op {
+	unsigned long start;		/* of the range applied to */
+	struct page **pages;		/* per page of it, or NULL */
+	pte_t *old;			/* per page of it, or NULL */
+	struct list_head *free;		/* pages unmapped, to be freed */
+	pte_fn_t change;		/* set_memory_*()'s callback */
+	void *data;			/* and its argument */
+	bool master;			/* the mm is init_mm */
+	bool alias;			/* a linear alias changed */
+	bool write;			/* the change grants write permission */
+	unsigned long n;		/* entries seen */
+};
+
+static __maybe_unused unsigned long krepl_mw_index(struct krepl_mw_op *op,
+						   unsigned long addr)
+{
+	return (addr - op->start) >> PAGE_SHIFT;
+}
+
 #ifdef CONFIG_MODULES
 
-/* Point @addr at @pte in the master's and every node's window tables. */
-static void krepl_mw_set(unsigned long addr, pte_t pte)
+/* Map a fresh page: no entry was there, nothing to break before making. */
+static int krepl_mw_map_pte(pte_t *ptep, unsigned long addr, void *data)
 {
-	int nid;
+	struct krepl_mw_op *op = data;
 
-	for_each_node(nid) {
-		if (krepl_mw_root(nid))
-			set_pte_at(&init_mm, addr,
-				   krepl_mw_ptep(krepl_mw_root(nid), addr), pte);
+	if (WARN_ON_ONCE(!pte_none(ptep_get(ptep))))
+		return -EBUSY;
+	set_pte_at(&init_mm, addr, ptep,
+		   mk_pte(op->pages[krepl_mw_index(op, addr)], PAGE_KERNEL));
+	return 0;
+}
+
+/* Undo krepl_mw_map_pte(): clear an entry only if it maps one of ours. */
+static int krepl_mw_unmap_new_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+	pte_t pte = ptep_get(ptep);
+
+	if (pte_present(pte) && pte_page(pte) == op->pages[krepl_mw_index(op, addr)])
+		pte_clear(&init_mm, addr, ptep);
+	return 0;
+}
+
+/*
+ * Clear a mapped entry, and queue its page for freeing: on a node, only
+ * its own copy; the master's page with the master's entry, cleared last.
+ */
+static int krepl_mw_clear_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+	pte_t pte = ptep_get(ptep);
+	struct page *page = pte_page(pte), *master;
+
+	/* The window's entries are valid or zero: never queue a page twice. */
+	if (WARN_ON_ONCE(!pte_present(pte)))
+		goto clear;
+	if (op->master) {
+		krepl_mw_pages--;
+		list_add(&page->lru, op->free);
+		goto clear;
 	}
+	master = vmalloc_to_page((void *)addr);
+	if (!WARN_ON_ONCE(!master) && page != master) {
+		krepl_mw_copies--;
+		list_add(&page->lru, op->free);
+	}
+clear:
+	pte_clear(&init_mm, addr, ptep);
+	return 0;
 }
 
 /*
@@ -1248,35 +1369,23 @@ static void krepl_mw_set(unsigned long addr, pte_t pte)
 static void krepl_mw_unmap(unsigned long start, unsigned long end)
 {
 	struct page *page, *next;
-	unsigned long addr;
 	LIST_HEAD(pages);
+	struct krepl_mw_op op = { .start = start, .free = &pages };
 	int nid;
 
 	lockdep_assert_held(&krepl_mw_lock);
-	for (addr = start; addr < end; addr += PAGE_SIZE) {
-		pte_t *mptep = krepl_mw_ptep(init_mm.pgd, addr);
-		pte_t mpte = ptep_get(mptep);
-
-		if (!pte_present(mpte))
-			continue;
-		for_each_node(nid) {
-			pte_t *ptep;
-			pte_t pte;
-
-			if (nid == krepl_master_node || !krepl_mw_root(nid))
-				continue;
-			ptep = krepl_mw_ptep(krepl_mw_root(nid), addr);
-			pte = ptep_get(ptep);
-			if (pte_present(pte) && pte_pfn(pte) != pte_pfn(mpte)) {
-				list_add(&pte_page(pte)->lru, &pages);
-				krepl_mw_copies--;
-			}
-			pte_clear(&init_mm, addr, ptep);
-		}
-		list_add(&pte_page(mpte)->lru, &pages);
-		pte_clear(&init_mm, addr, mptep);
-		krepl_mw_pages--;
+	if (WARN_ON_ONCE(!PAGE_ALIGNED(start | end)))
+		return;
+	/* The nodes first: vmalloc_to_page() tells their copies apart. */
+	for_each_node(nid) {
+		if (nid != krepl_master_node && krepl_mw_mm(nid))
+			apply_to_existing_page_range(krepl_mw_mm(nid), start,
+						     end - start,
+						     krepl_mw_clear_pte, &op);
 	}
+	op.master = true;
+	apply_to_existing_page_range(&init_mm, start, end - start,
+				     krepl_mw_clear_pte, &op);
 	flush_tlb_kernel_range(start, end);
 
 	list_for_each_entry(page, &pages, lru)
@@ -1290,28 +1399,54 @@ static void krepl_mw_unmap(unsigned long start, unsigned long end)
 
 /*
  * Map fresh pages of the image's node at [addr, addr + size) in every
- * table, all or none: returns false, having unmapped and freed what it
- * mapped, if a page cannot be had.
+ * table, all or none: returns false, having mapped nothing, if a page
+ * cannot be had.
  */
 static bool krepl_mw_populate(unsigned long addr, unsigned long size)
 {
-	unsigned long a;
+	unsigned long npages = size >> PAGE_SHIFT, i;
+	struct krepl_mw_op op = { .start = addr };
+	bool ok = false;
+	int nid, ret = 0;
 
-	mutex_lock(&krepl_mw_lock);
-	for (a = addr; a < addr + size; a += PAGE_SIZE) {
-		struct page *page = alloc_pages_node(krepl_master_node,
-						     GFP_KERNEL | __GFP_NOWARN, 0);
-
-		if (!page)
-			break;
-		/* Was not mapped: nothing to break before making it. */
-		krepl_mw_set(a, mk_pte(page, PAGE_KERNEL));
-		krepl_mw_pages++;
+	if (WARN_ON_ONCE(!PAGE_ALIGNED(addr | size)))
+		return false;
+	op.pages = kvcalloc(npages, sizeof(*op.pages), GFP_KERNEL);
+	if (!op.pages)
+		return false;
+	for (i = 0; i < npages; i++) {
+		op.pages[i] = alloc_pages_node(krepl_master_node,
+					       GFP_KERNEL | __GFP_NOWARN, 0);
+		if (!op.pages[i])
+			goto out;
 	}
-	if (a < addr + size)
-		krepl_mw_unmap(addr, a);
+	mutex_lock(&krepl_mw_lock);
+	/*
+	 * Cannot fail: every table exists and the range is free, else a
+	 * bug (krepl_mw_map_pte() warns) is undone here, in every table.
+	 */
+	for_each_node(nid) {
+		if (!ret && krepl_mw_mm(nid))
+			ret = apply_to_page_range(krepl_mw_mm(nid), addr, size,
+						  krepl_mw_map_pte, &op);
+	}
+	if (WARN_ON(ret)) {
+		for_each_node(nid) {
+			if (krepl_mw_mm(nid))
+				apply_to_existing_page_range(krepl_mw_mm(nid), addr, size,
+							     krepl_mw_unmap_new_pte, &op);
+		}
+		flush_tlb_kernel_range(addr, addr + size);
+	} else {
+		krepl_mw_pages += npages;
+	}
 	mutex_unlock(&krepl_mw_lock);
-	return a >= addr + size;
+	ok = !ret;
+out:
+	for (i = 0; !ok && i < npages && op.pages[i]; i++)
+		__free_page(op.pages[i]);
+	kvfree(op.pages);
+	return ok;
 }
 
 /**
@@ -1403,6 +1538,46 @@ bool module_arch_mem_free(struct module *mod, enum mod_mem_type type)
 }
 
 /*
+ * Break: clear a node's entry that gets a copy, noting the entry for its
+ * attributes.  Only valid entries: the window's are valid or zero.
+ */
+static int krepl_mw_break_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+	unsigned long i = krepl_mw_index(op, addr);
+	pte_t pte = ptep_get(ptep);
+
+	if (!op->pages[i] || WARN_ON_ONCE(!pte_present(pte)))
+		return 0;
+	op->old[i] = pte;
+	pte_clear(&init_mm, addr, ptep);
+	return 0;
+}
+
+/*
+ * Make: point a broken entry at the node's copy, with the attributes it
+ * had.  A copy whose entry was not broken goes back on op->free: it is
+ * not used.
+ */
+static int krepl_mw_make_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+	unsigned long i = krepl_mw_index(op, addr);
+	struct page *page = op->pages[i];
+
+	if (!page)
+		return 0;
+	if (pte_none(op->old[i]) || WARN_ON_ONCE(!pte_none(ptep_get(ptep)))) {
+		list_add(&page->lru, op->free);
+		return 0;
+	}
+	set_pte_at(&init_mm, addr, ptep,
+		   pfn_pte(page_to_pfn(page), pte_pgprot(op->old[i])));
+	krepl_mw_copies++;
+	return 0;
+}
+
+/*
  * Point the node's entries for [addr, addr + size) at node-local copies
  * of the master's pages.  Returns how many pages could not be copied:
  * those stay on the master's, which is slower but correct.
@@ -1410,30 +1585,38 @@ bool module_arch_mem_free(struct module *mod, enum mod_mem_type type)
 static unsigned long krepl_mw_copy(int nid, unsigned long addr, unsigned long size)
 {
 	unsigned long npages = size >> PAGE_SHIFT, i, failed = 0;
-	pgd_t *root = krepl_mw_root(nid);
-	struct page **pages;
+	struct mm_struct *mm = krepl_mw_mm(nid);
+	LIST_HEAD(unused);
+	struct krepl_mw_op op = { .start = addr, .free = &unused };
+	struct page *page, *next;
 
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return npages;
+	if (WARN_ON_ONCE(!PAGE_ALIGNED(addr | size)))
+		return 0;
+	op.pages = kvcalloc(npages, sizeof(*op.pages), GFP_KERNEL);
+	/* Zeroed: pte_none() until krepl_mw_break_pte() notes an entry. */
+	op.old = kvcalloc(npages, sizeof(*op.old), GFP_KERNEL);
+	if (!op.pages || !op.old) {
+		failed = npages;
+		goto out;
+	}
 	for (i = 0; i < npages; i++) {
-		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, addr + i * PAGE_SIZE));
+		struct page *master = vmalloc_to_page((void *)(addr + i * PAGE_SIZE));
 		void *dst;
 
-		pages[i] = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
-					    __GFP_NOWARN, 0);
-		if (!pages[i]) {
+		op.pages[i] = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE |
+					       __GFP_NOWARN, 0);
+		if (!op.pages[i]) {
 			failed++;
 			continue;
 		}
-		dst = page_address(pages[i]);
-		copy_page(dst, page_address(pte_page(mpte)));
+		dst = page_address(op.pages[i]);
+		copy_page(dst, page_address(master));
 		/* Fetches from the copy must see what was written. */
 		arch_kernel_replication_sync_icache((unsigned long)dst,
 						    (unsigned long)dst + PAGE_SIZE);
 		/* As for the master's pages, per set_memory_ro(). */
 		if (arch_kernel_replication_protect_aliases() &&
-		    set_direct_map_ro_noflush(pages[i]))
+		    set_direct_map_ro_noflush(op.pages[i]))
 			pr_warn_once("the linear alias of module copies stays writable\n");
 	}
 	/*
@@ -1447,25 +1630,29 @@ static unsigned long krepl_mw_copy(int nid, unsigned long addr, unsigned long si
 
 	/*
 	 * Break before make: the module is not visible yet, so nothing but
-	 * a stale TLB entry can translate these addresses meanwhile.
+	 * a stale TLB entry can translate these addresses meanwhile.  The
+	 * entries are all mapped (module_arch_mem_protected()'s caller
+	 * holds the module), so both walks see every page.
 	 */
-	for (i = 0; i < npages; i++) {
-		if (pages[i])
-			pte_clear(&init_mm, addr + i * PAGE_SIZE,
-				  krepl_mw_ptep(root, addr + i * PAGE_SIZE));
-	}
+	apply_to_existing_page_range(mm, addr, size, krepl_mw_break_pte, &op);
 	flush_tlb_kernel_range(addr, addr + size);
-	for (i = 0; i < npages; i++) {
-		unsigned long a = addr + i * PAGE_SIZE;
-		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, a));
+	/* Every table exists, so this allocates none and cannot fail. */
+	WARN_ON(apply_to_page_range(mm, addr, size, krepl_mw_make_pte, &op));
 
-		if (!pages[i])
-			continue;
-		set_pte_at(&init_mm, a, krepl_mw_ptep(root, a),
-			   pfn_pte(page_to_pfn(pages[i]), pte_pgprot(mpte)));
-		krepl_mw_copies++;
+	/* Copies not used (a WARN said why): as krepl_mw_unmap() frees. */
+	list_for_each_entry(page, &unused, lru) {
+		set_direct_map_default_noflush(page);
+		failed++;
 	}
-	kvfree(pages);
+	if (!list_empty(&unused))
+		flush_tlb_all();
+	list_for_each_entry_safe(page, next, &unused, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+out:
+	kvfree(op.old);
+	kvfree(op.pages);
 	return failed;
 }
 
@@ -1490,7 +1677,7 @@ void module_arch_mem_protected(struct module *mod)
 		if (!kernel_replication_module_addr(addr))
 			continue;
 		for_each_node(nid) {
-			if (nid != krepl_master_node && krepl_mw_root(nid))
+			if (nid != krepl_master_node && krepl_mw_mm(nid))
 				failed += krepl_mw_copy(nid, addr,
 						     mod->mem[types[i]].size);
 		}
@@ -1503,71 +1690,100 @@ void module_arch_mem_protected(struct module *mod)
 }
 
 /*
- * Check [addr, end) before anything changes: all mapped, and, if @change
- * would grant write permission, no page of it has a node copy yet.
- * Writable copies would take writes on one node only: once a node has its
- * own copy, the range stays read-only.  @change is tried on a copy of the
- * master's entry, so this changes nothing.
+ * For the master's entries: try the change on a copy of the entry, so
+ * that nothing changes yet, and note whether it grants write permission.
  */
-static int krepl_mw_prot_ok(unsigned long addr, unsigned long end,
-			    pte_fn_t change, void *data)
+static int krepl_mw_try_pte(pte_t *ptep, unsigned long addr, void *data)
 {
-	unsigned long a;
+	struct krepl_mw_op *op = data;
+	pte_t old = ptep_get(ptep), want = old;
+	int ret;
+
+	ret = op->change(&want, addr, op->data);
+	if (ret)
+		return ret;
+	op->write |= !pte_write(old) && pte_write(want);
+	op->n++;
+	return 0;
+}
+
+/* For a node's entries: has the node its own copy of this page? */
+static int krepl_mw_own_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+
+	op->n++;
+	if (pte_page(ptep_get(ptep)) == vmalloc_to_page((void *)addr))
+		return 0;
+	/* A caller's mistake, not the kernel's: no splat, it stays read-only. */
+	pr_warn_ratelimited("%#lx: replicated module text stays read-only (set_memory_rw() refused)\n",
+			    addr);
+	return -EBUSY;
+}
+
+/*
+ * Check [addr, end) before anything changes: all mapped in every table,
+ * and, if the change would grant write permission, no page of it has a
+ * node copy yet.  Writable copies would take writes on one node only:
+ * once a node has its own copy, the range stays read-only.
+ */
+static int krepl_mw_prot_ok(struct krepl_mw_op *op, unsigned long addr,
+			    unsigned long end)
+{
+	unsigned long npages = (end - addr) >> PAGE_SHIFT;
 	int nid, ret;
 
 	lockdep_assert_held(&krepl_mw_lock);
-	for (a = addr; a < end; a += PAGE_SIZE) {
-		pte_t mpte = ptep_get(krepl_mw_ptep(init_mm.pgd, a));
-		pte_t want = mpte;
-
-		if (!pte_present(mpte))
-			return -EINVAL;
-		ret = change(&want, a, data);
-		if (ret)
-			return ret;
-		if (pte_write(mpte) || !pte_write(want))
+	op->n = 0;
+	ret = apply_to_existing_page_range(&init_mm, addr, end - addr,
+					   krepl_mw_try_pte, op);
+	if (ret || op->n != npages)
+		return ret ?: -EINVAL;
+	for_each_node(nid) {
+		if (nid == krepl_master_node || !krepl_mw_mm(nid))
 			continue;
-		for_each_node(nid) {
-			pte_t pte;
-
-			if (nid == krepl_master_node || !krepl_mw_root(nid))
-				continue;
-			pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), a));
-			if (pte_pfn(pte) != pte_pfn(mpte)) {
-				/*
-				 * A caller's mistake, not the kernel's: no
-				 * splat, the range stays read-only.
-				 */
-				pr_warn_ratelimited("%#lx: replicated module text stays read-only (set_memory_rw() refused)\n",
-						    a);
-				return -EBUSY;
-			}
-		}
+		op->n = 0;
+		ret = apply_to_existing_page_range(krepl_mw_mm(nid), addr, end - addr,
+						   op->write ? krepl_mw_own_pte :
+						   krepl_mw_try_pte, op);
+		if (ret || op->n != npages)
+			return ret ?: -EINVAL;
 	}
 	return 0;
 }
 
 /*
- * Apply @change to one entry, and, if it took or gave write permission,
+ * Apply the change to one entry, and, if it took or gave write permission,
  * to the linear alias of the page behind it when the linear map can be
- * changed page by page.  Returns whether an alias changed.
+ * changed page by page: the master's page once, with the master's entry,
+ * and each node's own copy with the node's.
  */
-static bool krepl_mw_prot_one(pte_t *ptep, unsigned long addr, pte_fn_t change,
-			      void *data, bool alias)
+static int krepl_mw_prot_pte(pte_t *ptep, unsigned long addr, void *data)
 {
+	struct krepl_mw_op *op = data;
 	pte_t old = ptep_get(ptep), pte;
+	struct page *page = pte_page(old);
 
 	/* Cannot fail: krepl_mw_prot_ok() tried it on this entry's value. */
-	change(ptep, addr, data);
+	op->change(ptep, addr, op->data);
 	pte = ptep_get(ptep);
-	if (!alias || pte_write(old) == pte_write(pte) ||
-	    !arch_kernel_replication_protect_aliases())
-		return false;
+	/*
+	 * The linear alias is changed from the callback.  On init_mm no PTE
+	 * lock is held; on a node's mm one is, but a node's own copy never
+	 * changes its write permission (copies are read-only and stay so),
+	 * so set_direct_map_*_noflush(), which walks init_mm, runs from the
+	 * master's pass only.
+	 */
+	if (pte_write(old) == pte_write(pte) ||
+	    !arch_kernel_replication_protect_aliases() ||
+	    (!op->master && page == vmalloc_to_page((void *)addr)))
+		return 0;
 	if (pte_write(pte))
-		set_direct_map_default_noflush(pte_page(pte));
+		set_direct_map_default_noflush(page);
 	else
-		set_direct_map_ro_noflush(pte_page(pte));
-	return true;
+		set_direct_map_ro_noflush(page);
+	op->alias = true;
+	return 0;
 }
 
 /**
@@ -1578,10 +1794,11 @@ static bool krepl_mw_prot_one(pte_t *ptep, unsigned long addr, pte_fn_t change,
  *	set_memory_*(), as it gives apply_to_page_range() for vmalloc areas
  * @data: its argument
  *
- * Applies @change to the master's and every node's entry of each page:
- * the same change set_memory_*() makes to a vmalloc area.  A page that
- * loses or gains write permission takes the linear alias of every page
- * behind it along, as change_memory_common() does for vmalloc areas.
+ * Applies @change to the master's and every node's entry of each page,
+ * through apply_to_existing_page_range() on each one's mm: the same change
+ * set_memory_*() makes to a vmalloc area.  A page that loses or gains
+ * write permission takes the linear alias of every page behind it along,
+ * as change_memory_common() does for vmalloc areas.
  *
  * Context: process context, may sleep.
  * Return: 0, -EINVAL if the range is not all mapped in the window, or
@@ -1591,38 +1808,35 @@ static bool krepl_mw_prot_one(pte_t *ptep, unsigned long addr, pte_fn_t change,
 int kernel_replication_module_prot(unsigned long addr, int numpages,
 				   pte_fn_t change, void *data)
 {
-	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE, a;
-	bool aliases = false;
+	unsigned long end = addr + (unsigned long)numpages * PAGE_SIZE;
+	struct krepl_mw_op op = { .change = change, .data = data };
 	int nid, ret;
 
-	if (numpages < 0 || end > krepl_mw_hi || end < addr)
+	if (numpages < 0 || end > krepl_mw_hi || end < addr ||
+	    !kernel_replication_module_addr(addr) || !PAGE_ALIGNED(addr))
 		return -EINVAL;
 	if (!numpages)
 		return 0;
 	/* As change_memory_common(): no stale alias may keep other rights. */
 	vm_unmap_aliases();
 	mutex_lock(&krepl_mw_lock);
-	ret = krepl_mw_prot_ok(addr, end, change, data);
+	ret = krepl_mw_prot_ok(&op, addr, end);
 	if (ret)
 		goto out;
-	for (a = addr; a < end; a += PAGE_SIZE) {
-		unsigned long mpfn = pte_pfn(ptep_get(krepl_mw_ptep(init_mm.pgd, a)));
-
-		for_each_node(nid) {
-			pte_t *ptep;
-
-			if (!krepl_mw_root(nid))
-				continue;
-			ptep = krepl_mw_ptep(krepl_mw_root(nid), a);
-			/* A node sharing the master's page: its alias once. */
-			aliases |= krepl_mw_prot_one(ptep, a, change, data,
-						     nid == krepl_master_node ||
-						     pte_pfn(ptep_get(ptep)) != mpfn);
-		}
+	/* The master first, while each node's pages are told apart by it. */
+	op.master = true;
+	apply_to_existing_page_range(&init_mm, addr, end - addr,
+				     krepl_mw_prot_pte, &op);
+	op.master = false;
+	for_each_node(nid) {
+		if (nid != krepl_master_node && krepl_mw_mm(nid))
+			apply_to_existing_page_range(krepl_mw_mm(nid), addr,
+						     end - addr,
+						     krepl_mw_prot_pte, &op);
 	}
 	flush_tlb_kernel_range(addr, end);
 	/* The linear aliases, once for all pages. */
-	if (aliases)
+	if (op.alias)
 		flush_tlb_all();
 out:
 	mutex_unlock(&krepl_mw_lock);
@@ -1704,7 +1918,7 @@ static unsigned int krepl_build_nodes(void)
 			/* Not published: the tables are left, the node uses the master. */
 			pr_warn("node %d: cannot build its tables (%d): its CPUs use the master copy\n",
 				nid, ret);
-			krepl_nodes[nid].pgd = NULL;
+			krepl_nodes[nid].mm = NULL;
 			krepl_free_copy(nid);
 			krepl_nodes[nid].use = krepl_master_node;
 			krepl_copies--;
@@ -1714,7 +1928,7 @@ static unsigned int krepl_build_nodes(void)
 		int use = krepl_nodes[nid].use;
 
 		if (use != NUMA_NO_NODE && use != nid && use != krepl_master_node &&
-		    !krepl_nodes[use].pgd)
+		    !krepl_node_pgd(use))
 			krepl_nodes[nid].use = krepl_master_node;
 	}
 	return krepl_copies;
@@ -1892,9 +2106,7 @@ struct krepl_view {
 /* The master's page behind @addr in the module window, if mapped. */
 static struct page *krepl_mw_master(unsigned long addr)
 {
-	pte_t pte = ptep_get(krepl_mw_ptep(init_mm.pgd, addr));
-
-	return pte_present(pte) ? pte_page(pte) : NULL;
+	return vmalloc_to_page((void *)addr);
 }
 
 /* What this CPU really reads through the image's addresses. */
@@ -1933,35 +2145,73 @@ static long krepl_view_cpu(void *data)
 	return 0;
 }
 
+/* Note the page behind each mapped entry of a node's window. */
+static int krepl_mw_note_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct krepl_mw_op *op = data;
+
+	op->pages[krepl_mw_index(op, addr)] = pte_page(ptep_get(ptep));
+	return 0;
+}
+
+/*
+ * One node's copy of every module page, against the master's: the node's
+ * entries are noted first, under the PTE locks apply_to_existing_page_range()
+ * takes, then compared with them dropped (krepl_compare() sleeps).
+ */
+static unsigned long krepl_mw_verify_node(struct seq_file *m, int nid,
+					  struct krepl_mw_op *op,
+					  unsigned long *copies,
+					  unsigned long *shared)
+{
+	unsigned long addr, bad = 0, i;
+	char what[24];
+
+	memset(op->pages, 0, ((krepl_mw_hi - krepl_mw_lo) >> PAGE_SHIFT) *
+	       sizeof(*op->pages));
+	apply_to_existing_page_range(krepl_mw_mm(nid), krepl_mw_lo,
+				     krepl_mw_hi - krepl_mw_lo,
+				     krepl_mw_note_pte, op);
+	snprintf(what, sizeof(what), "node%d module", nid);
+	for (addr = krepl_mw_lo, i = 0; addr < krepl_mw_hi; addr += PAGE_SIZE, i++) {
+		struct page *page = krepl_mw_master(addr);
+
+		if (page == op->pages[i]) {
+			*shared += !!page;
+			continue;
+		}
+		if (!page || !op->pages[i]) {
+			seq_printf(m, "%s: %#lx mapped %s only\n", what, addr,
+				   page ? "by the master" : "by the node");
+			bad++;
+			continue;
+		}
+		bad += krepl_compare(m, what, page_address(op->pages[i]),
+				     page_address(page), PAGE_SIZE, addr);
+		(*copies)++;
+	}
+	return bad;
+}
+
 /* Every node's copy of every module page, against the master's. */
 static unsigned long krepl_mw_verify(struct seq_file *m, unsigned long *bytes)
 {
 	unsigned long addr, bad = 0, pages = 0, copies = 0, shared = 0;
+	struct krepl_mw_op op = { .start = krepl_mw_lo };
 	int nid;
 
-	for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PAGE_SIZE) {
-		struct page *page = krepl_mw_master(addr);
-
-		if (!page)
-			continue;
-		pages++;
-		for_each_node(nid) {
-			pte_t pte;
-			char what[24];
-
-			if (nid == krepl_master_node || !krepl_mw_root(nid))
-				continue;
-			pte = ptep_get(krepl_mw_ptep(krepl_mw_root(nid), addr));
-			if (!pte_present(pte) || pte_page(pte) == page) {
-				shared++;
-				continue;
-			}
-			snprintf(what, sizeof(what), "node%d module", nid);
-			bad += krepl_compare(m, what, page_address(pte_page(pte)),
-					  page_address(page), PAGE_SIZE, addr);
-			copies++;
-		}
+	for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PAGE_SIZE)
+		pages += !!krepl_mw_master(addr);
+	op.pages = kvcalloc((krepl_mw_hi - krepl_mw_lo) >> PAGE_SHIFT,
+			    sizeof(*op.pages), GFP_KERNEL);
+	/* A failed comparison, not a silent pass. */
+	if (!op.pages)
+		return 1;
+	for_each_node(nid) {
+		if (nid != krepl_master_node && krepl_mw_mm(nid))
+			bad += krepl_mw_verify_node(m, nid, &op, &copies, &shared);
 	}
+	kvfree(op.pages);
 	*bytes += copies * PAGE_SIZE;
 	seq_printf(m, "modules: %lu pages, %lu node copies compared, %lu shared with the master\n",
 		   pages, copies, shared);

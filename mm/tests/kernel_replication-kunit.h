@@ -164,7 +164,7 @@ static void krepl_test_box_shared(struct kunit *test)
 				      pud_leaf(__pud(master)) : pmd_leaf(__pmd(master))),
 				      "%#lx: master entry %#llx is not a table", addr, master);
 		for_each_node(nid) {
-			pgd_t *node_pgd = krepl_nodes[nid].pgd;
+			pgd_t *node_pgd = krepl_node_pgd(nid);
 
 			if (!krepl_has_copy(nid) || !node_pgd)
 				continue;
@@ -197,7 +197,7 @@ static void krepl_test_box_shared(struct kunit *test)
 	for_each_node(nid) {
 		unsigned int cpu = cpumask_first(cpumask_of_node(nid));
 
-		if (!krepl_has_copy(nid) || !krepl_nodes[nid].pgd || cpu >= nr_cpu_ids)
+		if (!krepl_has_copy(nid) || !krepl_node_pgd(nid) || cpu >= nr_cpu_ids)
 			continue;
 		root = percpu_pgtable_root(cpu);
 		if (!root)
