@@ -229,6 +229,48 @@ static int krepl_test_distance(int from, int to)
 }
 
 /*
+ * Every node's module window is translated through PTE tables of the
+ * node's own, each a page table with the lock apply_to_page_range() takes
+ * on the node's mm: without one it would dereference a NULL lock where
+ * page-table locks are allocated apart (lockdep kernels), or allocate a
+ * user table.  Read from the tables themselves, at every page size.
+ */
+static void krepl_test_window_tables(struct kunit *test)
+{
+	unsigned long addr, n = 0;
+	int nid;
+
+	if (!READ_ONCE(krepl_active) || !krepl_mw_lo)
+		return;
+	for_each_node(nid) {
+		pgd_t *root = krepl_node_pgd(nid);
+
+		if (!root || nid == krepl_master_node)
+			continue;
+		for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PMD_SIZE) {
+			p4d_t *p4d = p4d_offset(pgd_offset_pgd(root, addr), addr);
+			pmd_t pmd = pmdp_get(pmd_offset(pud_offset(p4d, addr), addr));
+			pmd_t master;
+
+			p4d = p4d_offset(pgd_offset_k(addr), addr);
+			master = pmdp_get(pmd_offset(pud_offset(p4d, addr), addr));
+			if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+				KUNIT_FAIL(test, "node %d: %#lx: pmd %#llx is not a table",
+					   nid, addr, (u64)pmd_val(pmd));
+				continue;
+			}
+			KUNIT_EXPECT_NE_MSG(test, pmd_val(pmd), pmd_val(master),
+					    "node %d: %#lx: the master's PTE table", nid, addr);
+			KUNIT_EXPECT_TRUE_MSG(test, PageTable(pmd_page(pmd)),
+					      "node %d: %#lx: PTE table without its constructor",
+					      nid, addr);
+			n++;
+		}
+	}
+	kunit_info(test, "module window: %lu node PTE tables checked\n", n);
+}
+
+/*
  * A node without a copy uses the nearest node's, on a synthetic distance
  * table: node 0 holds the image, nodes 1-3 are 15 from each other (but 3
  * to 1 is 25) and 20 from node 0.
@@ -267,6 +309,7 @@ static struct kunit_case krepl_test_cases[] = {
 	KUNIT_CASE(krepl_test_nearest),
 	KUNIT_CASE(krepl_test_module_rw_refused),
 	KUNIT_CASE(krepl_test_box_shared),
+	KUNIT_CASE(krepl_test_window_tables),
 	{}
 };
 

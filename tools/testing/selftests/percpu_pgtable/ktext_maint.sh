@@ -54,6 +54,9 @@ fi
 if tr_modules; then
 	echo "$res" | grep -q "module window: [0-9]* node copies" ||
 		fail "the module window case did not run, with the window set up"
+	[ "$active" = active ] &&
+		! echo "$res" | grep -q "module window: [1-9][0-9]* node PTE tables checked" &&
+		fail "the window tables case checked no node table, with replication active"
 fi
 if echo "$res" | grep -q "not ok\|# SKIP"; then
 	fail "a kernel_replication suite did not pass ($active)"
