@@ -5,6 +5,7 @@
  * own suite, kernel_replication_arch.
  */
 #include <kunit/test.h>
+#include <linux/ptdump.h>
 
 #ifdef CONFIG_MODULES
 /*
@@ -83,8 +84,82 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 	}
 	module_arch_mem_free(mod, MOD_TEXT);
 }
+
+#ifdef CONFIG_DEBUG_WX
+/* Give an entry @data's protection, for the page it maps. */
+static int krepl_test_set_prot(pte_t *ptep, unsigned long addr, void *data)
+{
+	set_pte_at(&init_mm, addr, ptep,
+		   pfn_pte(pte_pfn(ptep_get(ptep)), *(pgprot_t *)data));
+	return 0;
+}
+
+/*
+ * The W^X check walks the entries CPUs share (a node's) once, for the
+ * first CPU that has them: a writable and executable page in one node's
+ * tables only must still fail it.  A module window page is mapped
+ * read-write and non-executable everywhere, then made executable in that
+ * node's entry alone (a permission change: no break-before-make), and
+ * put back before anything can run it.  The check's warning is expected:
+ * the markers around it tell the console check so.
+ */
+static void krepl_test_wx_node(struct kunit *test)
+{
+	pgprot_t exec = PAGE_KERNEL_EXEC, normal = PAGE_KERNEL;
+	struct module *mod;
+	unsigned long addr;
+	int nid, node = NUMA_NO_NODE;
+	void *text;
+	bool ok;
+
+	/* Pairs with the release in krepl_mw_setup(), as the allocator's. */
+	if (!smp_load_acquire(&krepl_mw_ready))
+		return;
+	for_each_node(nid) {
+		if (nid != krepl_master_node && krepl_nodes[nid].mm &&
+		    cpumask_intersects(cpumask_of_node(nid), cpu_possible_mask))
+			node = nid;
+	}
+	if (node == NUMA_NO_NODE)
+		return;
+	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	strscpy(mod->name, "kernel_replication_kunit", sizeof(mod->name));
+	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
+	if (!text)
+		kunit_skip(test, "no room in the module window");
+	addr = (unsigned long)text;
+	mod->mem[MOD_TEXT].base = text;
+	mod->mem[MOD_TEXT].size = PAGE_SIZE;
+
+	apply_to_existing_page_range(krepl_nodes[node].mm, addr, PAGE_SIZE,
+				     krepl_test_set_prot, &exec);
+	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	pr_warn("PCPT-EXPECT-WARN-BEGIN ptdump\n");
+	ok = ptdump_check_wx();
+	pr_warn("PCPT-EXPECT-WARN-END ptdump\n");
+	apply_to_existing_page_range(krepl_nodes[node].mm, addr, PAGE_SIZE,
+				     krepl_test_set_prot, &normal);
+	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	KUNIT_EXPECT_FALSE_MSG(test, ok, "node %d: a W+X page in its tables passed the check",
+			       node);
+	KUNIT_EXPECT_TRUE_MSG(test, ptdump_check_wx(), "the check fails with the page put back");
+	kunit_info(test, "W^X: a W+X page in node %d's tables, then none\n", node);
+	module_arch_mem_free(mod, MOD_TEXT);
+}
+#else
+static void krepl_test_wx_node(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_DEBUG_WX=n");
+}
+#endif
 #else
 static void krepl_test_module_rw_refused(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_MODULES=n");
+}
+
+static void krepl_test_wx_node(struct kunit *test)
 {
 	kunit_skip(test, "CONFIG_MODULES=n");
 }
@@ -310,6 +385,7 @@ static struct kunit_case krepl_test_cases[] = {
 	KUNIT_CASE(krepl_test_module_rw_refused),
 	KUNIT_CASE(krepl_test_box_shared),
 	KUNIT_CASE(krepl_test_window_tables),
+	KUNIT_CASE(krepl_test_wx_node),
 	{}
 };
 

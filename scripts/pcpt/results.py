@@ -54,6 +54,12 @@ TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 EXPECT_BEGIN_RE = re.compile(r'PCPT-EXPECT-OOPS-BEGIN (\S.*)$')
 EXPECT_END_RE = re.compile(r'PCPT-EXPECT-OOPS-END (\S.*)$')
 OOPS_PART_RE = re.compile(r'Internal error: Oops|Unable to handle kernel|Call trace:')
+# A test that provokes a WARN_ONCE() on purpose (the W^X check's, from
+# KUnit) prints these around it, naming a word of the WARNING line: between
+# them, at most one WARNING with that word (once: WARN_ONCE) and its call
+# trace are expected; any other report there still fails the run.
+EXPECT_WARN_BEGIN_RE = re.compile(r'PCPT-EXPECT-WARN-BEGIN (\S+)')
+EXPECT_WARN_END_RE = re.compile(r'PCPT-EXPECT-WARN-END (\S+)')
 # A test that injects allocation failures (pcpt_faults.sh) writes these
 # around it: between them, the stack the kernel prints after reporting a
 # failed allocation is expected (one "Call trace:" right after each
@@ -149,6 +155,7 @@ def judge(args):
     splats = []
     expect, oopses = None, 0
     inject, alloc_report = None, -100
+    warn_word, warns, warn_line = None, 0, -100
     for i, l in enumerate(lines):
         text = TS_RE.sub('', l)
         m = INJECT_BEGIN_RE.search(text)
@@ -164,6 +171,29 @@ def judge(args):
         # The report's CPU, Tainted and Hardware name lines come between.
         if inject is not None and CALL_TRACE_RE.search(text) and i - alloc_report <= 6:
             alloc_report = -100
+            continue
+        m = EXPECT_WARN_BEGIN_RE.search(text)
+        if m:
+            if warn_word is not None:
+                add(f'console: expected warning: "{warn_word}" not closed', 'fail',
+                    f'log line {i + 1}')
+            warn_word, warns = m.group(1), 0
+            continue
+        m = EXPECT_WARN_END_RE.search(text)
+        if m:
+            if warn_word != m.group(1) or warns > 1:
+                add(f'console: expected at most one warning in "{m.group(1)}", saw {warns}',
+                    'fail', f'log line {i + 1}')
+            warn_word = None
+            continue
+        if warn_word is not None and re.search(r'WARNING: .* at ', text) and warn_word in text:
+            warns += 1
+            warn_line = i
+            continue
+        # The report's CPU, Tainted, Hardware name and register lines come
+        # between the WARNING and its call trace.
+        if warn_word is not None and CALL_TRACE_RE.search(text) and i - warn_line <= 40:
+            warn_line = -100
             continue
         m = EXPECT_BEGIN_RE.search(text)
         if m:
@@ -192,6 +222,8 @@ def judge(args):
         add(f'console: expected Oops: "{expect}" not closed', 'fail', 'end of log')
     if inject is not None:
         add(f'console: injected failures: "{inject}" not closed', 'fail', 'end of log')
+    if warn_word is not None:
+        add(f'console: expected warning: "{warn_word}" not closed', 'fail', 'end of log')
     if splats:
         seen = set()
         for i, text in splats:

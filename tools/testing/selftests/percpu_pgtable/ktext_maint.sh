@@ -57,6 +57,9 @@ if tr_modules; then
 	[ "$active" = active ] &&
 		! echo "$res" | grep -q "module window: [1-9][0-9]* node PTE tables checked" &&
 		fail "the window tables case checked no node table, with replication active"
+	[ "$active" = active ] &&
+		! echo "$res" | grep -q "W^X: a W+X page in node [0-9]*'s tables, then none" &&
+		fail "the W^X case did not run, with replication active"
 fi
 if echo "$res" | grep -q "not ok\|# SKIP"; then
 	fail "a kernel_replication suite did not pass ($active)"
