@@ -12,6 +12,7 @@
 #include <linux/delay.h>
 #include <linux/cpu.h>
 #include <linux/kthread.h>
+#include <linux/ptdump.h>
 #include <linux/sched/task.h>
 #include <linux/workqueue.h>
 
@@ -531,6 +532,80 @@ static void pcpw_test_migrate(struct kunit *test)
 	free_percpu(m->p);
 }
 
+#ifdef CONFIG_DEBUG_WX
+struct pcpw_test_entry {
+	pte_t old, new;
+	pgprot_t *prot;		/* if set, e->new is the old page with it */
+	int n;
+};
+
+static int pcpw_test_swap_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	struct pcpw_test_entry *e = data;
+
+	e->old = ptep_get(ptep);
+	if (e->prot)
+		e->new = pfn_pte(pte_pfn(e->old), *e->prot);
+	set_pte_at(&init_mm, addr, ptep, e->new);
+	e->n++;
+	return 0;
+}
+
+/*
+ * Swap CPU @cpu's window entry of @addr for @pte, or, with @prot, for the
+ * same page with @prot; returns the old entry.
+ */
+static pte_t pcpw_test_swap(struct kunit *test, unsigned int cpu, unsigned long addr,
+			    pte_t pte, pgprot_t *prot)
+{
+	struct pcpw_test_entry e = { .new = pte, .prot = prot };
+
+	KUNIT_EXPECT_EQ(test, apply_to_existing_page_range(pcpw_mm[cpu], addr, PAGE_SIZE,
+							   pcpw_test_swap_pte, &e), 0);
+	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	KUNIT_EXPECT_EQ_MSG(test, e.n, 1, "cpu%u: window %#lx not mapped", cpu, addr);
+	return e.old;
+}
+
+/*
+ * The W^X check walks each CPU's window entry for that CPU alone: a
+ * writable and executable page in the last CPU's window must fail it.
+ * The first page of the window, the static area's, is mapped from boot
+ * and never changes, so it is safe to make executable for a moment (a
+ * permission change: no break-before-make) and put back.  The check's
+ * warning is expected: the markers around it tell the console check so.
+ */
+static void pcpw_test_wx(struct kunit *test)
+{
+	unsigned int cpu, last = nr_cpu_ids;
+	pgprot_t exec = PAGE_KERNEL_EXEC;
+	pte_t old;
+	bool ok;
+
+	if (!pcpw_offset)
+		kunit_skip(test, "window not in use");
+	for_each_possible_cpu(cpu) {
+		if (pcpw_mm[cpu] && percpu_pgtable_root(cpu))
+			last = cpu;
+	}
+	if (last >= nr_cpu_ids)
+		kunit_skip(test, "no CPU runs on a root of its own");
+	old = pcpw_test_swap(test, last, pcpw_base, __pte(0), &exec);
+	pr_warn("PCPT-EXPECT-WARN-BEGIN note_page|note_prot_wx\n");
+	ok = ptdump_check_wx();
+	pr_warn("PCPT-EXPECT-WARN-END note_page|note_prot_wx\n");
+	pcpw_test_swap(test, last, pcpw_base, old, NULL);
+	KUNIT_EXPECT_FALSE_MSG(test, ok, "cpu%u: a W+X page in its window passed the check", last);
+	KUNIT_EXPECT_TRUE_MSG(test, ptdump_check_wx(), "the check fails with the page put back");
+	kunit_info(test, "W^X: a W+X page in cpu%u's window, then none\n", last);
+}
+#else
+static void pcpw_test_wx(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_DEBUG_WX=n");
+}
+#endif
+
 static struct kunit_case pcpw_test_cases[] = {
 	KUNIT_CASE(pcpw_test_enabled),
 	KUNIT_CASE(pcpw_test_static_reserved),
@@ -539,6 +614,7 @@ static struct kunit_case pcpw_test_cases[] = {
 	KUNIT_CASE(pcpw_test_migrate),
 	KUNIT_CASE(pcpw_test_unbounded),
 	KUNIT_CASE(pcpw_test_tables_bounded),
+	KUNIT_CASE(pcpw_test_wx),
 	{}
 };
 

@@ -42,6 +42,8 @@ SPLATS = [
     # returning to user space!", SLUB's "BUG kmalloc-64 (...): ...".
     r'^WARNING: ',
     r'\bBUG [\w.-]+ \(',
+    # The W^X check's failure: its WARN_ONCE() may have been used up.
+    r'Checked W\+X mappings.*FAILED',
 ]
 SPLAT_RE = re.compile('|'.join(SPLATS))
 # Lines that match a pattern above but report nothing wrong.
@@ -55,9 +57,11 @@ EXPECT_BEGIN_RE = re.compile(r'PCPT-EXPECT-OOPS-BEGIN (\S.*)$')
 EXPECT_END_RE = re.compile(r'PCPT-EXPECT-OOPS-END (\S.*)$')
 OOPS_PART_RE = re.compile(r'Internal error: Oops|Unable to handle kernel|Call trace:')
 # A test that provokes a WARN_ONCE() on purpose (the W^X check's, from
-# KUnit) prints these around it, naming a word of the WARNING line: between
-# them, at most one WARNING with that word (once: WARN_ONCE) and its call
-# trace are expected; any other report there still fails the run.
+# KUnit) prints these around it, with a pattern for the WARNING line (the
+# function that warns, or its caller where it is inlined): between them,
+# at most one WARNING matching it
+# (once: WARN_ONCE), its call trace and the W^X check's FAILED lines are
+# expected; any other report there still fails the run.
 EXPECT_WARN_BEGIN_RE = re.compile(r'PCPT-EXPECT-WARN-BEGIN (\S+)')
 EXPECT_WARN_END_RE = re.compile(r'PCPT-EXPECT-WARN-END (\S+)')
 # A test that injects allocation failures (pcpt_faults.sh) writes these
@@ -186,9 +190,12 @@ def judge(args):
                     'fail', f'log line {i + 1}')
             warn_word = None
             continue
-        if warn_word is not None and re.search(r'WARNING: .* at ', text) and warn_word in text:
+        if warn_word is not None and re.search(r'WARNING: .* at ', text) and \
+                re.search(warn_word, text):
             warns += 1
             warn_line = i
+            continue
+        if warn_word is not None and re.search(r'Checked W\+X mappings.*FAILED', text):
             continue
         # The report's CPU, Tainted, Hardware name and register lines come
         # between the WARNING and its call trace.
