@@ -86,12 +86,36 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 }
 
 #ifdef CONFIG_DEBUG_WX
-/* Give an entry @data's protection, for the page it maps. */
-static int krepl_test_set_prot(pte_t *ptep, unsigned long addr, void *data)
+struct krepl_test_entry {
+	pte_t old, new;
+	int n;
+};
+
+/* Swap an entry for e->new, keeping the old one in e->old. */
+static int krepl_test_swap_pte(pte_t *ptep, unsigned long addr, void *data)
 {
-	set_pte_at(&init_mm, addr, ptep,
-		   pfn_pte(pte_pfn(ptep_get(ptep)), *(pgprot_t *)data));
+	struct krepl_test_entry *e = data;
+
+	e->old = ptep_get(ptep);
+	set_pte_at(&init_mm, addr, ptep, e->new);
+	e->n++;
 	return 0;
+}
+
+/* Swap the node's entry of @addr, under the lock of the window's writers. */
+static pte_t krepl_test_swap(struct kunit *test, int nid, unsigned long addr, pte_t pte)
+{
+	struct krepl_test_entry e = { .new = pte };
+	int ret;
+
+	mutex_lock(&krepl_mw_lock);
+	ret = apply_to_existing_page_range(krepl_nodes[nid].mm, addr, PAGE_SIZE,
+					   krepl_test_swap_pte, &e);
+	mutex_unlock(&krepl_mw_lock);
+	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, e.n, 1, "node %d: %#lx not mapped", nid, addr);
+	return e.old;
 }
 
 /*
@@ -105,10 +129,10 @@ static int krepl_test_set_prot(pte_t *ptep, unsigned long addr, void *data)
  */
 static void krepl_test_wx_node(struct kunit *test)
 {
-	pgprot_t exec = PAGE_KERNEL_EXEC, normal = PAGE_KERNEL;
 	struct module *mod;
 	unsigned long addr;
 	int nid, node = NUMA_NO_NODE;
+	pte_t old, wx;
 	void *text;
 	bool ok;
 
@@ -132,17 +156,17 @@ static void krepl_test_wx_node(struct kunit *test)
 	mod->mem[MOD_TEXT].base = text;
 	mod->mem[MOD_TEXT].size = PAGE_SIZE;
 
-	apply_to_existing_page_range(krepl_nodes[node].mm, addr, PAGE_SIZE,
-				     krepl_test_set_prot, &exec);
-	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
-	pr_warn("PCPT-EXPECT-WARN-BEGIN ptdump\n");
+	wx = pfn_pte(page_to_pfn(vmalloc_to_page(text)), PAGE_KERNEL_EXEC);
+	old = krepl_test_swap(test, node, addr, wx);
+	pr_warn("PCPT-EXPECT-WARN-BEGIN note_page|note_prot_wx\n");
 	ok = ptdump_check_wx();
-	pr_warn("PCPT-EXPECT-WARN-END ptdump\n");
-	apply_to_existing_page_range(krepl_nodes[node].mm, addr, PAGE_SIZE,
-				     krepl_test_set_prot, &normal);
-	flush_tlb_kernel_range(addr, addr + PAGE_SIZE);
+	pr_warn("PCPT-EXPECT-WARN-END note_page|note_prot_wx\n");
+	krepl_test_swap(test, node, addr, old);
 	KUNIT_EXPECT_FALSE_MSG(test, ok, "node %d: a W+X page in its tables passed the check",
 			       node);
+	KUNIT_EXPECT_EQ_MSG(test, pte_val(old),
+			    pte_val(ptep_get(krepl_mw_ptep(init_mm.pgd, addr))),
+			    "node %d: the entry was not the master's", node);
 	KUNIT_EXPECT_TRUE_MSG(test, ptdump_check_wx(), "the check fails with the page put back");
 	kunit_info(test, "W^X: a W+X page in node %d's tables, then none\n", node);
 	module_arch_mem_free(mod, MOD_TEXT);
@@ -322,7 +346,9 @@ static void krepl_test_window_tables(struct kunit *test)
 
 		if (!root || nid == krepl_master_node)
 			continue;
-		for (addr = krepl_mw_lo; addr < krepl_mw_hi; addr += PMD_SIZE) {
+		/* The window may span two PMDs (at 16K, unless 32M-aligned). */
+		for (addr = ALIGN_DOWN(krepl_mw_lo, PMD_SIZE); addr < krepl_mw_hi;
+		     addr += PMD_SIZE) {
 			p4d_t *p4d = p4d_offset(pgd_offset_pgd(root, addr), addr);
 			pmd_t pmd = pmdp_get(pmd_offset(pud_offset(p4d, addr), addr));
 			pmd_t master;
