@@ -19,6 +19,22 @@ static bool krepl_test_alias_writable(struct page *page)
 	return !copy_to_kernel_nofault(p, &b, 1);
 }
 
+/* A module of one page of text in the window, freed by the caller. */
+static struct module *krepl_test_module(struct kunit *test)
+{
+	struct module *mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	void *text;
+
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	strscpy(mod->name, "kernel_replication_kunit", sizeof(mod->name));
+	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
+	if (!text)
+		kunit_skip(test, "no room in the module window");
+	mod->mem[MOD_TEXT].base = text;
+	mod->mem[MOD_TEXT].size = PAGE_SIZE;
+	return mod;
+}
+
 /*
  * set_memory_ro() and set_memory_x() of module text reach every node's
  * entry, and the linear alias of every page behind them becomes
@@ -37,15 +53,9 @@ static void krepl_test_module_rw_refused(struct kunit *test)
 	/* At boot the window is not set up yet: ktext_maint.sh reruns it. */
 	if (!smp_load_acquire(&krepl_mw_ready))
 		return;
-	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, mod);
-	strscpy(mod->name, "kernel_replication_kunit", sizeof(mod->name));
-	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
-	if (!text)
-		kunit_skip(test, "no room in the module window");
+	mod = krepl_test_module(test);
+	text = mod->mem[MOD_TEXT].base;
 	addr = (unsigned long)text;
-	mod->mem[MOD_TEXT].base = text;
-	mod->mem[MOD_TEXT].size = PAGE_SIZE;
 	memset(text, 0, PAGE_SIZE);	/* UDF #0 */
 	KUNIT_EXPECT_EQ(test, set_memory_ro(addr, 1), 0);
 	KUNIT_EXPECT_EQ(test, set_memory_x(addr, 1), 0);
@@ -146,15 +156,9 @@ static void krepl_test_wx_node(struct kunit *test)
 	}
 	if (node == NUMA_NO_NODE)
 		return;
-	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, mod);
-	strscpy(mod->name, "kernel_replication_kunit", sizeof(mod->name));
-	text = module_arch_mem_alloc(mod, MOD_TEXT, PAGE_SIZE);
-	if (!text)
-		kunit_skip(test, "no room in the module window");
+	mod = krepl_test_module(test);
+	text = mod->mem[MOD_TEXT].base;
 	addr = (unsigned long)text;
-	mod->mem[MOD_TEXT].base = text;
-	mod->mem[MOD_TEXT].size = PAGE_SIZE;
 
 	wx = pfn_pte(page_to_pfn(vmalloc_to_page(text)), PAGE_KERNEL_EXEC);
 	old = krepl_test_swap(test, node, addr, wx);
