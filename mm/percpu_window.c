@@ -31,9 +31,12 @@
  * lock), as arm64 builds efi_mm's, before apply_to_page_range() fills
  * them, so that it never allocates one itself.  Their entries are
  * written as kernel mappings (set_pte_at() on init_mm: never folded into
- * contiguous ranges, which live kernel mappings cannot tolerate).  They are written
- * only here, always under pcpu_alloc_mutex, which also serialises every
- * populate and depopulate of percpu memory: the window of a page is
+ * contiguous ranges, which live kernel mappings cannot tolerate).  They
+ * are written only here, always under pcpu_alloc_mutex, which also
+ * serialises every populate and depopulate of percpu memory (the W^X
+ * KUnit case alone changes the permission of the static area's first
+ * page for a moment, under its PTE lock: nothing else rewrites that
+ * entry).  The window of a page is
  * written right after its canonical mapping and cleared right before it.
  * Tables are never freed, as vmalloc never frees its own: they cover at
  * most the virtual range chunks have ever occupied, which is bounded by

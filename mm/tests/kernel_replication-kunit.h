@@ -160,7 +160,12 @@ static void krepl_test_wx_node(struct kunit *test)
 	text = mod->mem[MOD_TEXT].base;
 	addr = (unsigned long)text;
 
-	wx = pfn_pte(page_to_pfn(vmalloc_to_page(text)), PAGE_KERNEL_EXEC);
+	/*
+	 * Executable by clearing only what keeps PAGE_KERNEL from executing
+	 * (arm64: PXN), so that no other attribute changes on the live entry.
+	 */
+	wx = ptep_get(krepl_mw_ptep(krepl_node_pgd(node), addr));
+	wx = __pte(pte_val(wx) & ~(pgprot_val(PAGE_KERNEL) ^ pgprot_val(PAGE_KERNEL_EXEC)));
 	old = krepl_test_swap(test, node, addr, wx);
 	pr_warn("PCPT-EXPECT-WARN-BEGIN note_page|note_prot_wx\n");
 	ok = ptdump_check_wx();

@@ -535,30 +535,40 @@ static void pcpw_test_migrate(struct kunit *test)
 #ifdef CONFIG_DEBUG_WX
 struct pcpw_test_entry {
 	pte_t old, new;
-	pgprot_t *prot;		/* if set, e->new is the old page with it */
+	bool exec;		/* e->new is e->old made executable */
 	int n;
 };
+
+/*
+ * The bits that keep PAGE_KERNEL from executing (arm64: PXN): clearing
+ * only those keeps every other attribute of a live entry, the nG bit
+ * included, whose change would need break-before-make.
+ */
+static pteval_t pcpw_test_nx_bits(void)
+{
+	return pgprot_val(PAGE_KERNEL) ^ pgprot_val(PAGE_KERNEL_EXEC);
+}
 
 static int pcpw_test_swap_pte(pte_t *ptep, unsigned long addr, void *data)
 {
 	struct pcpw_test_entry *e = data;
 
 	e->old = ptep_get(ptep);
-	if (e->prot)
-		e->new = pfn_pte(pte_pfn(e->old), *e->prot);
+	if (e->exec)
+		e->new = __pte(pte_val(e->old) & ~pcpw_test_nx_bits());
 	set_pte_at(&init_mm, addr, ptep, e->new);
 	e->n++;
 	return 0;
 }
 
 /*
- * Swap CPU @cpu's window entry of @addr for @pte, or, with @prot, for the
- * same page with @prot; returns the old entry.
+ * Swap CPU @cpu's window entry of @addr for @pte, or, with @exec, for
+ * itself made executable; returns the old entry.
  */
 static pte_t pcpw_test_swap(struct kunit *test, unsigned int cpu, unsigned long addr,
-			    pte_t pte, pgprot_t *prot)
+			    pte_t pte, bool exec)
 {
-	struct pcpw_test_entry e = { .new = pte, .prot = prot };
+	struct pcpw_test_entry e = { .new = pte, .exec = exec };
 
 	KUNIT_EXPECT_EQ(test, apply_to_existing_page_range(pcpw_mm[cpu], addr, PAGE_SIZE,
 							   pcpw_test_swap_pte, &e), 0);
@@ -578,7 +588,6 @@ static pte_t pcpw_test_swap(struct kunit *test, unsigned int cpu, unsigned long 
 static void pcpw_test_wx(struct kunit *test)
 {
 	unsigned int cpu, last = nr_cpu_ids;
-	pgprot_t exec = PAGE_KERNEL_EXEC;
 	pte_t old;
 	bool ok;
 
@@ -590,11 +599,14 @@ static void pcpw_test_wx(struct kunit *test)
 	}
 	if (last >= nr_cpu_ids)
 		kunit_skip(test, "no CPU runs on a root of its own");
-	old = pcpw_test_swap(test, last, pcpw_base, __pte(0), &exec);
+	/* Only the non-executable bits change: a permission change. */
+	KUNIT_ASSERT_NE(test, pcpw_test_nx_bits(), 0);
+	old = pcpw_test_swap(test, last, pcpw_base, __pte(0), true);
+	KUNIT_EXPECT_EQ(test, pte_val(old) & pcpw_test_nx_bits(), pcpw_test_nx_bits());
 	pr_warn("PCPT-EXPECT-WARN-BEGIN note_page|note_prot_wx\n");
 	ok = ptdump_check_wx();
 	pr_warn("PCPT-EXPECT-WARN-END note_page|note_prot_wx\n");
-	pcpw_test_swap(test, last, pcpw_base, old, NULL);
+	pcpw_test_swap(test, last, pcpw_base, old, false);
 	KUNIT_EXPECT_FALSE_MSG(test, ok, "cpu%u: a W+X page in its window passed the check", last);
 	KUNIT_EXPECT_TRUE_MSG(test, ptdump_check_wx(), "the check fails with the page put back");
 	kunit_info(test, "W^X: a W+X page in cpu%u's window, then none\n", last);
