@@ -65,7 +65,8 @@ report()
 	echo "text:    _text at 0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)"
 	# Feature status lines: every client prints one pr_info line with
 	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
-	dmesg | grep -E 'percpu_pgtable:|kernel_replication:|this_cpu_window:' | sed 's/^\[[^]]*\] /  /'
+	dmesg | grep -E 'percpu_pgtable:|kernel_replication:|this_cpu_window:' |
+		grep -v PCPT-EXPECT | sed 's/^\[[^]]*\] /  /'
 	tr=/sys/kernel/debug/kernel_replication
 	[ -d $tr ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	if [ -r $tr/status ]; then
