@@ -105,6 +105,9 @@ MATRIX ?= default:4k:nokaslr default:4k:kpti=1 default:4k:kpti=0 default:16k: de
 	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
 	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT) debug:4k::HIBERNATE=1
 BENCH_ITERS ?= 3
+# BENCH_BASE=0: no base kernel (built or booted): the patched kernel's
+# timing and fetch figures alone, e.g. locality at another page size.
+BENCH_BASE ?= 1
 # The parts of make bench: timing (boots timed, base vs patched), fetch
 # (instruction fetch locality, TCG plugin), pathlen (kernel instructions
 # per operation on five kernels, TCG plugin, PATHLEN_RUNS boots each).
@@ -148,7 +151,10 @@ $(eval $(call accept,BROKEN,0 1))
 $(eval $(call accept,FORCE,0 1))
 $(eval $(call accept,BENCH,all timing fetch pathlen))
 $(eval $(call accept,PATHLEN_RUNS,1 2 3 4 5 6 7 8 9 10))
+$(eval $(call accept,BENCH_BASE,0 1))
 BENCH_PARTS := $(if $(filter all,$(BENCH)),timing$(,)fetch$(,)pathlen,$(BENCH))
+$(if $(and $(filter 0,$(BENCH_BASE)),$(findstring pathlen,$(BENCH_PARTS))),\
+	$(error BENCH_BASE=0 is accepted with BENCH=timing or BENCH=fetch only: pathlen compares with base))
 CPUS_ACCEPTED := max cortex-a57 neoverse-n1
 $(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
 $(eval $(call accept,HIBERNATE,0 1))
@@ -355,13 +361,13 @@ ftrace-rate: base initramfs
 	@$(BOOT_ENV) KINDS="$(KINDS)" bash $(S)/ftrace-rate.sh $(BASE_BLD)/arch/arm64/boot/Image $(IMAGE) \
 		$(INITRD) $(LOGDIR)/ftrace-rate-$(LABEL) $(RUNS) $(ROUNDS)
 
-bench: build base
+bench: build $(if $(filter 1,$(BENCH_BASE)),base)
 	@bash $(S)/build-perf.sh $(BASE_TREE) $(OUT)/perf
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
 	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf
 	@cp $(S)/guest-bench.sh $(BENCH_DIR)/guest/run.sh
 	@# Helper modules, built against each kernel; the guest loads its own.
-	@for k in base:$(BASE_TREE):$(BASE_BLD) patched:$(TREE):$(BLD); do \
+	@for k in $(if $(filter 1,$(BENCH_BASE)),base:$(BASE_TREE):$(BASE_BLD)) patched:$(TREE):$(BLD); do \
 		set -e; IFS=: read -r name tree bld <<< "$$k"; \
 		mkdir -p $(BENCH_DIR)/mod-$$name $(BENCH_DIR)/guest/$$name; \
 		cp $(REPO)/tools/pcpt-bench/* $(BENCH_DIR)/mod-$$name/; \
@@ -378,6 +384,7 @@ bench: build base
 		$(REPO)/tools/pcpt-bench/pathlen_plugin.c
 	@aarch64-linux-gnu-gcc -static -O2 -Wall -o $(BENCH_DIR)/guest/pathlen \
 		$(REPO)/tools/pcpt-bench/pathlen.c
+ifeq ($(BENCH_BASE),1)
 	@python3 $(S)/insn-count.py --json $(BENCH_DIR)/this_cpu_insns.json \
 		$(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
 		| tee $(BENCH_DIR)/this_cpu_insns.txt
@@ -385,14 +392,15 @@ bench: build base
 	p=$$(aarch64-linux-gnu-size -A $(BLD)/vmlinux | awk '$$1 == ".text" { print $$2 }'); \
 	awk -v b=$$b -v p=$$p 'BEGIN { printf "vmlinux .text: base %d, patched %d bytes, ratio %.4f\n", b, p, p / b }' \
 		| tee -a $(BENCH_DIR)/this_cpu_insns.txt
+endif
 	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) \
 		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
 		--initrd $(BENCH_DIR)/initramfs.cpio --plugin $(BENCH_DIR)/ktext_fetch_plugin.so \
 		--pathlen-plugin $(BENCH_DIR)/pathlen_plugin.so --pathlen-runs $(PATHLEN_RUNS) \
 		--parts $(BENCH_PARTS) \
-		--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o $(BENCH_DIR)/mod-patched/this_cpu_probe.o \
-		$(BASE_BLD)/arch/arm64/boot/Image $(IMAGE)
+		$(if $(filter 1,$(BENCH_BASE)),--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o \
+		$(BENCH_DIR)/mod-patched/this_cpu_probe.o $(BASE_BLD)/arch/arm64/boot/Image,-) $(IMAGE)
 
 clean:
 	rm -rf $(OUT)/build $(OUT)/logs $(OUT)/bench

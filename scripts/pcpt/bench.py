@@ -9,6 +9,7 @@
 # Usage: bench.py --out DIR --iters N --initrd CPIO [--plugin SO]
 #                 [--pathlen-plugin SO] [--pathlen-runs N] [--parts LIST]
 #                 BASE_IMAGE PATCHED_IMAGE
+# BASE_IMAGE '-': the patched kernel alone (timing and fetch parts).
 # With --plugin, each kernel is also booted once with the TCG plugin
 # (tools/pcpt-bench/ktext_fetch_plugin.c) to count where its kernel
 # instruction fetches come from: fetch_remote_pct_* are the percentages
@@ -460,7 +461,7 @@ def main():
                     help='comma-separated: timing, fetch, pathlen')
     ap.add_argument('--probe-objs', nargs=2, metavar=('BASE_O', 'PATCHED_O'),
                     help='this_cpu_probe.o of each kernel: count the probes as the kernels run them')
-    ap.add_argument('base')
+    ap.add_argument('base', help="the base kernel's Image, '-' for none (timing, fetch)")
     ap.add_argument('patched')
     a = ap.parse_args()
     if a.iters < 1:
@@ -470,12 +471,15 @@ def main():
     parts = set(a.parts.split(','))
     if not parts or parts - {'timing', 'fetch', 'pathlen'}:
         sys.exit(f"bench.py: --parts '{a.parts}': accepted: timing, fetch, pathlen, comma-separated")
+    if a.base == '-' and 'pathlen' in parts:
+        sys.exit('bench.py: the pathlen part compares with base: give the base Image')
+    kernels = [(k, i) for k, i in (('base', a.base), ('patched', a.patched)) if i != '-']
     os.makedirs(a.out, exist_ok=True)
 
     samples = {'base': {}, 'patched': {}}
     units, errors = {}, []
     for i in range(a.iters if 'timing' in parts else 0):
-        for kind, image in (('base', a.base), ('patched', a.patched)):
+        for kind, image in kernels:
             log = os.path.join(a.out, f'{kind}-{i}.log')
             print(f'pcpt: bench run {i + 1}/{a.iters}: {kind}', flush=True)
             m, e = boot(image, a.initrd, log)
@@ -487,7 +491,7 @@ def main():
                 units[name] = (unit, better)
 
     if a.plugin and 'fetch' in parts:
-        for kind, image in (('base', a.base), ('patched', a.patched)):
+        for kind, image in kernels:
             print(f'pcpt: bench fetch locality: {kind}', flush=True)
             m, e = fetch_locality(kind, image, a.initrd, a.plugin, a.out)
             errors += e
@@ -499,10 +503,10 @@ def main():
     for name in sorted(units):
         b = samples['base'].get(name, [])
         p = samples['patched'].get(name, [])
-        if not b or not p:
+        if (not b and a.base != '-') or not p:
             errors.append(f'{name}: missing samples (base {len(b)}, patched {len(p)})')
             continue
-        mb, mp = statistics.median(b), statistics.median(p)
+        mb, mp = statistics.median(b) if b else None, statistics.median(p)
         ratio = mp / mb if mb else None
         unit, better = units[name]
         rows.append({'metric': name, 'unit': unit, 'better': better,
@@ -528,7 +532,8 @@ def main():
         print(f"{'metric':32} {'unit':7} {'base':>12} {'patched':>12} {'ratio':>7}  better")
     for r in rows:
         ratio = f"{r['ratio']:7.3f}" if r['ratio'] is not None else '    n/a'
-        print(f"{r['metric']:32} {r['unit']:7} {r['base']:12.4g} {r['patched']:12.4g} "
+        base = f"{r['base']:12.4g}" if r['base'] is not None else f"{'-':>12}"
+        print(f"{r['metric']:32} {r['unit']:7} {base} {r['patched']:12.4g} "
               f"{ratio}  {r['better']}")
     if plrows:
         pathlen_print(plrows, a.out)
@@ -540,7 +545,7 @@ def main():
                    'topology': {k: os.environ.get(k) for k in
                                 ('NODES', 'CPUS_PER_NODE', 'NODE_MEM', 'CMDLINE')}},
                   f, indent=1)
-    if rows:
+    if any(r['ratio'] is not None for r in rows):
         plot(a.out, rows)
     for e in errors:
         print('pcpt: bench error: ' + e)
