@@ -228,7 +228,7 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix soak bench repeat ftrace-rate base clean distclean
+	check-one matrix soak bench bench-report repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
@@ -236,6 +236,7 @@ help:
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen; PATHLEN_RUNS=$(PATHLEN_RUNS))"; \
+	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
 	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
@@ -404,6 +405,13 @@ endif
 		--parts $(BENCH_PARTS) \
 		$(if $(filter 1,$(BENCH_BASE)),--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o \
 		$(BENCH_DIR)/mod-patched/this_cpu_probe.o $(BASE_BLD)/arch/arm64/boot/Image,-) $(IMAGE)
+
+# The README's figures as Markdown tables, from the results.json files of
+# make bench (BENCH_JSON: which ones).
+BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json)
+bench-report:
+	@[ -n "$(strip $(BENCH_JSON))" ] || { echo "pcpt: error: no results.json under $(OUT)/bench: run make bench first, or name files with BENCH_JSON=" >&2; exit 2; }
+	@python3 $(S)/bench-md.py $(BENCH_JSON)
 
 clean:
 	rm -rf $(OUT)/build $(OUT)/logs $(OUT)/bench

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Render the results.json files make bench writes as the Markdown tables
+# of the README's figures section, so that the README carries the bench's
+# output rather than figures copied by hand.
+#
+# Usage: bench-md.py RESULTS.json [RESULTS.json ...]
+# Each file contributes the parts it has: timing and fetch rows, path
+# length per operation, the boot phases, scaling.
+
+import json
+import sys
+
+# Operations in the order of the table, and the CPUs counted: the loop's
+# CPU where the operation stays on it, all CPUs where it involves others.
+OPS = (('getppid', 'cpu', 'getppid'),
+       ('read1', 'cpu', 'read 1 byte of /dev/zero'),
+       ('pipe_rtt', 'all', 'pipe round trip, CPU 1 to the last'),
+       ('fork_exit_wait', 'cpu', 'fork + exit + wait'),
+       ('page_fault', 'cpu', 'mmap + touch + munmap (a page fault)'),
+       ('open_close', 'cpu', 'open + close'),
+       ('static_key', 'all', 'static key on + off (`sched_switch`)'),
+       ('ftrace', 'all', 'function tracer on + off (`vfs_read`)'),
+       ('module', 'all', 'module load + unload (256 KiB of text)'),
+       ('new_top_entry', 'cpu', '`vmalloc()` + `vfree()` creating a top-level entry'))
+KERNELS = ('base', 'patched', 'patched_off', 'base_1node', 'patched_1node')
+HEAD = ('base', 'patched', '`percpu_pgtable=off`', 'base, 1 node', 'patched, 1 node')
+
+
+def num(v):
+    return f'{v:,.0f}' if abs(v) >= 100 else f'{v:.3g}'
+
+
+def cell(k, name):
+    """A kernel's median with '*' when not exact, and its ratio to base."""
+    if name not in k:
+        return '-'
+    ref = k.get('base_1node' if name.endswith('_1node') else 'base')
+    v = k[name]
+    s = num(v['median']) + ('' if v.get('exact') else '*')
+    if ref and ref['median'] and not name.startswith('base'):
+        s += f" ({v['median'] / ref['median']:.3f})"
+    return s
+
+
+def pathlen(rows, topo):
+    by = {(r['op'], r['cpus']): r['kernels'] for r in rows}
+    print(f"Kernel instructions per operation, {topo}; `*`: the runs differ by more "
+          'than 1% (not exact); in brackets the ratio to base (to base on one node for the '
+          'one-node kernel); window ops, TLBIs and `DSB ISH` per operation on all CPUs:\n')
+    print('| operation (CPUs counted) | ' + ' | '.join(HEAD) +
+          ' | window ops | TLBI / DSB ISH, base → patched |')
+    print('|---' * (len(HEAD) + 3) + '|')
+    verdict = []
+    for op, where, label in OPS:
+        k = by.get((op, where))
+        if not k:
+            continue
+        w = by.get((op, 'window ops'), {}).get('patched', {}).get('median', 0)
+        t = by.get((op, 'TLBI'), {})
+        d = by.get((op, 'DSB ISH'), {})
+
+        def m(x, n):
+            return num(x.get(n, {}).get('median', 0))
+        print(f'| {label} ({where}) | ' + ' | '.join(cell(k, n) for n in KERNELS) +
+              f" | {num(w)} | {m(t, 'base')} / {m(d, 'base')} → {m(t, 'patched')} / "
+              f"{m(d, 'patched')} |")
+        for n, ref in (('patched_off', 'base'), ('patched_1node', 'base_1node'),
+                       ('patched', 'base')):
+            if n in k and ref in k and k[ref]['median']:
+                r = k[n]['median'] / k[ref]['median']
+                exact = k[n].get('exact') and k[ref].get('exact')
+                verdict.append((op, n, r, exact))
+    print()
+    for n, what in (('patched_off', 'switched off'), ('patched_1node', 'on one node')):
+        v = [x for x in verdict if x[1] == n]
+        within = [x[0] for x in v if abs(x[2] - 1) <= 0.005 and x[3]]
+        other = [f'{x[0]} {x[2]:.3f}{"" if x[3] else "*"}' for x in v
+                 if not (abs(x[2] - 1) <= 0.005 and x[3])]
+        print(f"- {what}: within 0.5% of base, exactly, on {', '.join(within) or 'none'}; "
+              f"not: {', '.join(other) or 'none'}.")
+    below = [x[0] for x in verdict if x[1] == 'patched' and x[2] < 1 and x[3]]
+    print(f"- patched below base, exactly: {', '.join(below) or 'none'}.\n")
+
+
+def phases(rows, top=8):
+    def med(r, n):
+        return r['kernels'].get(n, {}).get('median', 0)
+    rest = [r for r in rows if r['phase'] != 'total']
+    rest.sort(key=lambda r: -abs(med(r, 'patched') - med(r, 'base')))
+    # Only phases whose spread is small: the others move with the host
+    # between boots and say nothing about the kernels.
+    steady = [r for r in rest if max((k['spread'] for k in r['kernels'].values()),
+                                     default=0) <= 0.01][:top]
+    print('Boot to the workload, kernel instructions of all CPUs, the phases where patched '
+          'differs most from base (of those within 1% across boots), then the total; '
+          '"+": parts only the patched kernel has:\n')
+    print('| phase | ' + ' | '.join(HEAD) + ' |')
+    print('|---' * (len(HEAD) + 1) + '|')
+    for r in steady + [r for r in rows if r['phase'] == 'total']:
+        print(f"| {r['phase']} | " + ' | '.join(
+            f'{med(r, n) / 1e6:.2f}M' + (f' ({med(r, n) / med(r, "base"):.3f})'
+                                          if n != 'base' and med(r, 'base') else '')
+            for n in KERNELS) + ' |')
+        for sub, v in sorted(r['parts'].get('patched', {}).items(), key=lambda x: -x[1]):
+            if v >= 1e5:
+                print(f'| + {sub} | ' + ' | '.join(
+                    f"{r['parts'].get(n, {}).get(sub, 0) / 1e6:.2f}M" for n in KERNELS) + ' |')
+    print()
+
+
+def scaling(rows, growth):
+    by = {}
+    for r in rows:
+        by.setdefault((r['cpus'], r['nodes']), {})[r['kernel']] = r
+    ops = ('new_top_entry', 'module', 'static_key')
+    ph = (('percpu_pgtable_init', 'roots'), ('kernel_replication_init', 'text tables'),
+          ('percpu_pgtable_register_client#2', 'text switch'), ('ptdump_check_wx', 'W^X check'),
+          ('total', 'boot'))
+    print('Scaling, one boot per topology and kernel: kernel instructions of all CPUs, '
+          'patched (ratio to base; TLBIs per operation in brackets), and memory:\n')
+    print('| CPUs | nodes | ' + ' | '.join(ops) + ' | ' + ' | '.join(p[1] for p in ph) +
+          ' | root | copy per node | PageTables, MemFree vs base |')
+    print('|---' * (2 + len(ops) + len(ph) + 3) + '|')
+    for (cpus, nodes), k in sorted(by.items()):
+        p, b = k.get('patched'), k.get('base')
+        if not p or not b:
+            continue
+        cells = []
+        for op in ops:
+            x, y = p['ops'].get(op), b['ops'].get(op)
+            cells.append(f"{num(x['insns'])} ({x['insns'] / y['insns']:.2f}; {x['tlbi']:.0f})"
+                         if x and y else '-')
+        for key, _ in ph:
+            x, y = p['phases'].get(key), b['phases'].get(key)
+            cells.append(f'{x / 1e6:.2f}M' + (f' ({x / y:.2f})' if y else '') if x else '-')
+        pm, bm = p['memory'], b['memory']
+        cells.append(f"{pm.get('pcpt_table_bytes_per_cpu', 0) / 1024:.0f} KiB")
+        cells.append(f"{pm.get('ktext_copy_bytes', 0) / 2**20:.1f} MiB")
+        cells.append(f"+{pm.get('page_tables', 0) - bm.get('page_tables', 0):.0f} / "
+                     f"-{bm.get('mem_free', 0) - pm.get('mem_free', 0):.0f} kB")
+        print(f'| {cpus} | {nodes} | ' + ' | '.join(cells) + ' |')
+    if growth:
+        print('\nGrowth per CPU (patched - base, a line fitted over the 4-node boots) and the '
+              'line at 384 CPUs:\n')
+        print('| figure | per CPU | at 384 CPUs |')
+        print('|---|---|---|')
+        for label, g in growth.items():
+            print(f"| {label} | {num(g['per_cpu'])} | {num(g['at_384'])} |")
+    print()
+
+
+def timing(rows):
+    print('| metric | unit | base | patched | ratio |')
+    print('|---|---|---|---|---|')
+    for r in rows:
+        b = num(r['base']) if r.get('base') is not None else '-'
+        ratio = f"{r['ratio']:.3f}" if r.get('ratio') is not None else '-'
+        print(f"| {r['metric']} | {r['unit']} | {b} | {num(r['patched'])} | {ratio} |")
+    print()
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit('usage: bench-md.py RESULTS.json [RESULTS.json ...]')
+    for path in sys.argv[1:]:
+        try:
+            with open(path) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit(f'bench-md.py: {path}: {e}')
+        t = r.get('topology', {})
+        topo = (f"{t.get('NODES')} nodes x {t.get('CPUS_PER_NODE')} CPUs, "
+                f"parts {', '.join(r.get('parts', []))}")
+        print(f'<!-- from {path}: {topo} -->\n')
+        if r.get('rows'):
+            timing(r['rows'])
+        if r.get('pathlen'):
+            pathlen(r['pathlen'], topo)
+        if r.get('boot_phases'):
+            phases(r['boot_phases'])
+        if r.get('scaling'):
+            scaling(r['scaling'], r.get('scaling_growth'))
+        for e in r.get('errors', []):
+            print(f'- bench error: {e}')
+
+
+if __name__ == '__main__':
+    main()
