@@ -116,6 +116,9 @@ BENCH_BASE ?= 1
 # per operation on five kernels, TCG plugin, PATHLEN_RUNS boots each).
 BENCH ?= all
 PATHLEN_RUNS ?= 3
+# make bench's scaling part: one base and one patched boot per topology
+# (NODESxCPUS_PER_NODE), the scale configuration (NR_CPUS=64).
+SCALE_TOPOLOGIES ?= 4x2 4x4 4x8 4x16 2x8 8x2
 # make soak: module load cycles (in all, over every node) and the least
 # seconds each soak boot runs; the debug kernel, ~10x slower, runs fewer.
 SOAK_CYCLES ?= 10000
@@ -138,7 +141,7 @@ TCG_THREAD ?= multi
 ROUNDS ?= 5
 KINDS ?=
 
-CONFIGS_ACCEPTED := default debug swpan huge
+CONFIGS_ACCEPTED := default debug swpan huge scale
 PAGES_ACCEPTED := 4k 16k 64k 64k52
 
 define accept
@@ -148,16 +151,23 @@ endef
 $(eval $(call accept,CONFIG,$(CONFIGS_ACCEPTED)))
 $(eval $(call accept,PAGES,$(PAGES_ACCEPTED)))
 $(eval $(call accept,NODES,1 2 3 4 5 6 7 8))
-$(eval $(call accept,CPUS_PER_NODE,1 2 3 4))
+$(eval $(call accept,CPUS_PER_NODE,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16))
 $(eval $(call accept,INTERACTIVE,0 1))
 $(eval $(call accept,BROKEN,0 1))
 $(eval $(call accept,FORCE,0 1))
-$(eval $(call accept,BENCH,all timing fetch pathlen))
+$(eval $(call accept,BENCH,all timing fetch pathlen scaling))
 $(eval $(call accept,PATHLEN_RUNS,1 2 3 4 5 6 7 8 9 10))
 $(eval $(call accept,BENCH_BASE,0 1))
-BENCH_PARTS := $(if $(filter all,$(BENCH)),timing$(,)fetch$(,)pathlen,$(BENCH))
-$(if $(and $(filter 0,$(BENCH_BASE)),$(findstring pathlen,$(BENCH_PARTS))),\
-	$(error BENCH_BASE=0 is accepted with BENCH=timing or BENCH=fetch only: pathlen compares with base))
+BENCH_PARTS := $(if $(filter all,$(BENCH)),timing fetch pathlen scaling,$(BENCH))
+$(if $(and $(filter 0,$(BENCH_BASE)),$(filter pathlen scaling,$(BENCH_PARTS))),\
+	$(error BENCH_BASE=0 is accepted with BENCH=timing or BENCH=fetch only: pathlen and scaling compare with base))
+# The scaling part runs on the scale configuration (NR_CPUS=64), the
+# others on CONFIG.
+BENCH_MAIN := $(filter-out scaling,$(BENCH_PARTS))
+BENCH_SCALE := $(filter scaling,$(BENCH_PARTS))
+$(foreach t,$(SCALE_TOPOLOGIES),$(if $(shell echo '$(t)' | grep -Eqx '[1-8]x([1-9]|1[0-6])' && \
+	[ $$(( $(subst x,*,$(t)) )) -le 64 ] 2>/dev/null && echo ok),,\
+	$(error SCALE_TOPOLOGIES has '$(t)'; accepted: NODESxCPUS_PER_NODE, 1 to 8 nodes, 1 to 16 CPUs each, 64 CPUs at most, e.g. 4x16)))
 CPUS_ACCEPTED := max cortex-a57 neoverse-n1
 $(eval $(call accept,CPU,$(CPUS_ACCEPTED)))
 $(eval $(call accept,HIBERNATE,0 1))
@@ -181,8 +191,10 @@ $(error VMEM_MB='$(VMEM_MB)' is not accepted; use 0 (no virtio-mem device) or Mi
 endif
 $(foreach v,RUNS ROUNDS REPEAT,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [ "$($(v))" -le 1000 ] && echo ok),,\
 	$(error $(v)='$($(v))' is not accepted; use a count from 1 to 1000)))
-ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le 16 ] && echo ok),ok)
-$(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=16 of the test configuration)
+# CONFIG_NR_CPUS of each configuration (pcpt.config, pcpt-scale.config).
+NR_CPUS := $(if $(filter scale,$(CONFIG)),64,16)
+ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le $(NR_CPUS) ] && echo ok),ok)
+$(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=$(NR_CPUS) of CONFIG=$(CONFIG); CONFIG=scale has 64)
 endif
 
 # Fragments of each configuration, applied in order on top of allnoconfig.
@@ -190,11 +202,13 @@ FRAGS_default := pcpt.config pcpt-$(PAGES).config
 FRAGS_debug := $(FRAGS_default) pcpt-debug.config
 FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
 FRAGS_huge := $(FRAGS_default) pcpt-huge.config
+FRAGS_scale := $(FRAGS_default) pcpt-scale.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
 TIMEOUT_default ?= 900
 TIMEOUT_debug ?= 3000
 TIMEOUT_swpan ?= 900
 TIMEOUT_huge ?= 900
+TIMEOUT_scale ?= 900
 
 LABEL := $(CONFIG)-$(PAGES)
 LOGTAG ?= $(LABEL)
@@ -228,14 +242,14 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix soak bench bench-report repeat ftrace-rate base clean distclean
+	check-one matrix soak bench bench-run bench-report repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
-	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen; PATHLEN_RUNS=$(PATHLEN_RUNS))"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES))"; \
 	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -243,7 +257,7 @@ help:
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
-	echo "         CPUS_PER_NODE=1..4  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
+	echo "         CPUS_PER_NODE=1..16 (NODES x CPUS_PER_NODE: 16 at most, 64 with CONFIG=scale)  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
 	echo "         CPU=$(CPUS_ACCEPTED)  HIBERNATE=1 (swap disk, hibernate, restore)"; \
 	echo "         KEXEC=1 (kexec into the same kernel first)"; \
 	echo "         MEMLESS=N (node N, 1..NODES-1, has CPUs and no memory)"; \
@@ -365,7 +379,15 @@ ftrace-rate: base initramfs
 	@$(BOOT_ENV) KINDS="$(KINDS)" bash $(S)/ftrace-rate.sh $(BASE_BLD)/arch/arm64/boot/Image $(IMAGE) \
 		$(INITRD) $(LOGDIR)/ftrace-rate-$(LABEL) $(RUNS) $(ROUNDS)
 
-bench: build $(if $(filter 1,$(BENCH_BASE)),base)
+bench:
+ifneq ($(BENCH_MAIN),)
+	@$(MAKE) --no-print-directory bench-run BENCH_RUN="$(subst $(space),$(,),$(BENCH_MAIN))"
+endif
+ifneq ($(BENCH_SCALE),)
+	@$(MAKE) --no-print-directory bench-run CONFIG=scale BENCH_RUN=scaling
+endif
+
+bench-run: build $(if $(filter 1,$(BENCH_BASE)),base)
 	@bash $(S)/build-perf.sh $(BASE_TREE) $(OUT)/perf
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
 	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf
@@ -402,7 +424,7 @@ endif
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
 		--initrd $(BENCH_DIR)/initramfs.cpio --plugin $(BENCH_DIR)/ktext_fetch_plugin.so \
 		--pathlen-plugin $(BENCH_DIR)/pathlen_plugin.so --pathlen-runs $(PATHLEN_RUNS) \
-		--parts $(BENCH_PARTS) \
+		--parts $(BENCH_RUN) --scale-topologies "$(SCALE_TOPOLOGIES)" \
 		$(if $(filter 1,$(BENCH_BASE)),--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o \
 		$(BENCH_DIR)/mod-patched/this_cpu_probe.o $(BASE_BLD)/arch/arm64/boot/Image,-) $(IMAGE)
 

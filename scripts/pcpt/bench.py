@@ -144,10 +144,14 @@ PATHLEN_KINDS = (
 # out for it): the path-length boot splits the kernel instructions of all
 # CPUs up to the workload into phases that run from one of these entries
 # to the next; each do_one_initcall() entry is named after its initcall.
+# percpu_pgtable_register_client() runs twice, for the window (inside its
+# initcall) and for the text replica (the switch to the copies, then the
+# copies protected and the module window set up): the second is named
+# with '#2'.
 BOOT_PHASES = ('kernel_replication_reserve', 'percpu_pgtable_init', 'setup_per_cpu_areas',
                'do_one_initcall', 'smp_init', 'setup_system_features', 'setup_user_features',
-               'sched_init_smp', 'mark_readonly', 'kernel_replication_init', 'ptdump_check_wx',
-               'rcu_end_inkernel_boot')
+               'sched_init_smp', 'mark_readonly', 'kernel_replication_init',
+               'percpu_pgtable_register_client', 'ptdump_check_wx', 'rcu_end_inkernel_boot')
 
 
 def system_map(image):
@@ -189,8 +193,9 @@ def one_node_env():
 
 def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
     """Boot once with the path-length plugin; return ({op: (n, cpu,
-    kernel insns per op on the loop's CPU, on all CPUs)}, boot insns,
-    errors)."""
+    kernel insns per op on the loop's CPU, on all CPUs, [window ops,
+    TLBIs, DSB ISHs per op])}, boot phases, the boot's PCPT-BENCH
+    metrics, errors)."""
     res = os.path.join(out, f'pathlen-{name}-{run}.txt')
     log = os.path.join(out, f'pathlen-{name}-{run}.log')
     if os.path.exists(res):
@@ -199,7 +204,7 @@ def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
     addr = {name: a for a, t, name in syms if t in 'tT'}
     ids = ['__arm64_sys_getcpu'] + [p for p in BOOT_PHASES if p in addr]
     if ids[0] not in addr:
-        return {}, None, [f'pathlen {name}: no __arm64_sys_getcpu in System.map']
+        return {}, None, {}, [f'pathlen {name}: no __arm64_sys_getcpu in System.map']
     extra = dict(env)
     # One TCG thread and a virtual clock driven by the instruction count
     # (1 ns each, idle time skipped): timer ticks and preemption land at
@@ -212,7 +217,8 @@ def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
                            f' -plugin {plugin},out={res},mark=' +
                            ':'.join(hex(addr[i]) for i in ids)).strip()
     # nokaslr: the mark is a link-time address.
-    _, errors = boot(image, initrd, log, ('nokaslr norandmaps pcpt.bench_pathlen=1 ' + cmdline).strip(), extra)
+    metrics, errors = boot(image, initrd, log,
+                           ('nokaslr norandmaps pcpt.bench_pathlen=1 ' + cmdline).strip(), extra)
     ops, window_imm = [], None
     with open(log, errors='replace') as f:
         for line in f:
@@ -222,7 +228,7 @@ def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
             elif w[:2] == ['PCPT-PROBE', 'read'] and len(w) >= 3:
                 window_imm = movz_imm(w[2])
     if errors or not os.path.exists(res):
-        return {}, None, errors + [f'pathlen {name} run {run}: no counts ({res}, {log})']
+        return {}, None, metrics, errors + [f'pathlen {name} run {run}: no counts ({res}, {log})']
     every, imms, errors = [], [], []
     with open(res) as f:
         for line in f:
@@ -246,7 +252,7 @@ def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
     # The workload's getcpu(2) marks: one at the start, three per operation.
     marks = [(m[0], m[2], m[3]) for m in every[first:] if m[1] == 0]
     if len(marks) != 1 + 3 * len(ops) or not ops:
-        return {}, None, errors + [f'pathlen {name} run {run}: {len(marks)} marks for {len(ops)} '
+        return {}, None, metrics, errors + [f'pathlen {name} run {run}: {len(marks)} marks for {len(ops)} '
                                    f'operations, {1 + 3 * len(ops)} expected (a stray getcpu(2)?)']
     result = {}
     for i, (op, n, cpu) in enumerate(ops):
@@ -258,7 +264,7 @@ def pathlen_boot(name, image, initrd, plugin, out, run, cmdline, env):
         # this_cpu window ops executed, TLBIs and DSB ISHs, all CPUs.
         counts = [((m2[2][j] - m1[2][j]) - (m1[2][j] - m0[2][j])) / n for j in range(3)]
         result[op] = (n, cpu, one, every, counts)
-    return result, phases, errors
+    return result, phases, metrics, errors
 
 
 def movz_imm(hexbytes):
@@ -288,7 +294,7 @@ def boot_phases(marks, ids, calls, name, run):
         errors.append(f'pathlen {name} run {run}: {nr_calls} initcalls run before the workload, '
                       f'{len(calls)} in System.map: initcalls named by number')
         calls = []
-    prev, label, c = 0, 'start', 0
+    prev, label, c, seen = 0, 'start', 0, {}
     for _, k, counts, _ in marks:
         now = sum(counts)
         phases.append((label, now - prev))
@@ -297,7 +303,8 @@ def boot_phases(marks, ids, calls, name, run):
             label = calls[c] if calls else f'initcall #{c}'
             c += 1
         else:
-            label = ids[k]
+            seen[ids[k]] = seen.get(ids[k], 0) + 1
+            label = ids[k] + (f'#{seen[ids[k]]}' if seen[ids[k]] > 1 else '')
     return phases, errors
 
 
@@ -354,8 +361,8 @@ def pathlen(images, initrd, plugin, out, runs):
         for name, which, cmdline, env in PATHLEN_KINDS:
             env = one_node_env() if env == 'one-node' else env
             print(f'pcpt: bench path length run {run + 1}/{runs}: {name}', flush=True)
-            res, boot_insns, e = pathlen_boot(name, images[which], initrd, plugin, out,
-                                              run, cmdline, env)
+            res, boot_insns, _, e = pathlen_boot(name, images[which], initrd, plugin, out,
+                                                 run, cmdline, env)
             errors += e
             for op, (n, cpu, one, every, counts) in res.items():
                 samples.setdefault((op, 'cpu'), {}).setdefault(name, []).append(one)
@@ -378,6 +385,208 @@ def pathlen(images, initrd, plugin, out, runs):
                                     'exact': len(v) >= 3 and spread <= 0.01}
         rows.append(row)
     return rows, fold_phases(boot), errors
+
+
+# Scaling: operations whose cost grows with the number of roots or nodes,
+# and the boot phases that build and switch them.
+SCALE_OPS = ('new_top_entry', 'module', 'static_key')
+# kernel_replication_init() up to the switch builds every node's tables;
+# the switch copies the text under stop_machine() and replaces every root.
+SCALE_PHASES = (('percpu_pgtable_init', 'roots'),
+                ('kernel_replication_init', 'text tables'),
+                ('percpu_pgtable_register_client#2', 'text switch'),
+                ('ptdump_check_wx', 'W^X check'),
+                ('total', 'boot'))
+SCALE_MEM = ('pcpt_table_bytes_per_cpu', 'ktext_copy_bytes', 'page_tables', 'mem_free')
+
+
+def parse_topologies(text):
+    """'4x2 4x16 8x2' -> [(4, 2), (4, 16), (8, 2)]: NODES x CPUS_PER_NODE,
+    1 to 8 nodes, 64 CPUs at most (the scale configuration's NR_CPUS)."""
+    tops = []
+    for t in text.replace(',', ' ').split():
+        m = re.fullmatch(r'([1-8])x([0-9]+)', t)
+        if not m or not 1 <= int(m[1]) * int(m[2]) <= 64 or int(m[2]) < 1:
+            sys.exit(f"bench.py: scaling topology '{t}' is not accepted: NODESxCPUS_PER_NODE, "
+                     '1 to 8 nodes, 64 CPUs at most, e.g. 4x16')
+        tops.append((int(m[1]), int(m[2])))
+    if not tops:
+        sys.exit('bench.py: no scaling topology given')
+    return tops
+
+
+def scaling(images, initrd, plugin, out, topologies):
+    """Boot base and patched once per topology with the path-length plugin,
+    running SCALE_OPS only (one TCG thread, icount: one boot is exact);
+    returns (rows, errors), a row per topology and kernel."""
+    rows, errors = [], []
+    mem = int(os.environ.get('NODE_MEM', '1024'))
+    for nodes, cpn in topologies:
+        env = {'NODES': str(nodes), 'CPUS_PER_NODE': str(cpn), 'NODE_MEM': str(mem),
+               'MEMLESS': ''}
+        for kind in ('base', 'patched'):
+            name = f'{kind}-{nodes}x{cpn}'
+            print(f'pcpt: bench scaling: {nodes} nodes x {cpn} CPUs: {kind}', flush=True)
+            res, phases, metrics, e = pathlen_boot(name, images[kind], initrd, plugin, out, 0,
+                                                   'pcpt.bench_ops=' + ','.join(SCALE_OPS), env)
+            errors += e
+            row = {'kernel': kind, 'nodes': nodes, 'cpus': nodes * cpn, 'ops': {},
+                   'phases': {}, 'memory': {}}
+            for op in SCALE_OPS:
+                if op not in res:
+                    errors.append(f'scaling {name}: no figure for {op}')
+                    continue
+                _, _, _, every, counts = res[op]
+                row['ops'][op] = {'insns': every, 'window_ops': counts[0], 'tlbi': counts[1],
+                                  'dsb_ish': counts[2]}
+            sums = {}
+            for label, v in phases or []:
+                sums[label] = sums.get(label, 0) + v
+            sums['total'] = sum(v for _, v in phases or [])
+            for label, _ in SCALE_PHASES:
+                if label in sums:
+                    row['phases'][label] = sums[label]
+            for m in SCALE_MEM:
+                if m in metrics:
+                    row['memory'][m] = metrics[m][0]
+            rows.append(row)
+    return rows, errors
+
+
+def fit(points):
+    """Least-squares line through [(x, y)]: (intercept, slope)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+    return my - slope * mx, slope
+
+
+def scaling_print(rows, out):
+    """The scaling table, each figure's growth per CPU (at the most common
+    node count) and what it would be at 384 CPUs; writes the PNG."""
+    def get(r, what):
+        kind, key = what
+        return r[kind].get(key, {}).get('insns') if kind == 'ops' else r[kind].get(key)
+
+    cols = [(('ops', op), op) for op in SCALE_OPS] + \
+           [(('phases', p), label) for p, label in SCALE_PHASES]
+    print('scaling: kernel instructions of all CPUs per operation and per boot phase, base and '
+          'patched, TLBIs per operation in brackets; one boot each, so no figure is exact by the '
+          'path-length rule (3 boots within 1%): the pathlen part gives their spread at 8 CPUs')
+    print(f"{'CPUs':>5} {'nodes':>5}  {'kernel':8}" + ''.join(f'{c[1]:>22}' for c in cols))
+    by = {}
+    for r in rows:
+        by.setdefault((r['cpus'], r['nodes']), {})[r['kernel']] = r
+    for (cpus, nodes), k in sorted(by.items()):
+        for kind in ('base', 'patched'):
+            if kind not in k:
+                continue
+            cells = []
+            for what, _ in cols:
+                v = get(k[kind], what)
+                b = get(k.get('base', {}), what) if 'base' in k else None
+                if v is None:
+                    cells.append(f"{'-':>22}")
+                    continue
+                cell = f'{v:.4g}'
+                if what[0] == 'ops':
+                    cell += f" [{k[kind]['ops'][what[1]]['tlbi']:.0f}]"
+                if kind == 'patched' and b:
+                    cell += f' {v / b:.2f}x'
+                cells.append(f'{cell:>22}')
+            print(f'{cpus:5} {nodes:5}  {kind:8}' + ''.join(cells))
+    print('memory after the workload: bytes of one CPU\'s root (patched), of one node\'s copy '
+          'of text and rodata (patched), more kB in PageTables and less kB free than base')
+    print(f"{'CPUs':>5} {'nodes':>5}  {'root B':>10}{'copy B':>12}{'tables kB':>11}{'free kB':>10}")
+    for (cpus, nodes), k in sorted(by.items()):
+        p, b = k.get('patched', {}).get('memory', {}), k.get('base', {}).get('memory', {})
+        print(f"{cpus:5} {nodes:5}  {p.get('pcpt_table_bytes_per_cpu', 0):10.0f}"
+              f"{p.get('ktext_copy_bytes', 0):12.0f}"
+              f"{p.get('page_tables', 0) - b.get('page_tables', 0):11.0f}"
+              f"{b.get('mem_free', 0) - p.get('mem_free', 0):10.0f}")
+    # Growth per CPU at the node count with the most topologies.
+    counts = {}
+    for cpus, nodes in by:
+        counts[nodes] = counts.get(nodes, 0) + 1
+    nodes = max(counts, key=lambda n: (counts[n], n))
+    growth = {}
+    if counts[nodes] >= 2:
+        print(f'growth with the CPUs at {nodes} nodes: patched - base instructions, fitted '
+              'line; at 384 CPUs')
+        for what, label in cols:
+            # A phase only the patched kernel has costs base nothing.
+            pts = [(c, get(k['patched'], what) - (get(k['base'], what) or 0))
+                   for (c, n), k in by.items() if n == nodes and 'base' in k and 'patched' in k
+                   and get(k['patched'], what) is not None]
+            if len(pts) < 2:
+                continue
+            a, b = fit(pts)
+            growth[label] = {'per_cpu': b, 'intercept': a, 'at_384': a + 384 * b}
+            print(f'  {label:12} {b:12.1f} per CPU, {a + 384 * b:14.4g} more than base at 384 CPUs')
+    scaling_plot(by, cols, out)
+    return growth
+
+
+def scaling_plot(by, cols, out):
+    """patched/base per figure against CPUs (the 4-node series) and
+    against nodes (16 CPUs)."""
+    def value(r, what):
+        kind, key = what
+        return r['ops'].get(key, {}).get('insns') if kind == 'ops' else r['phases'].get(key)
+
+    def ratio(k, what):
+        p, b = value(k['patched'], what), value(k['base'], what)
+        return f'{p / b:.6f}' if p and b else 'NaN'
+
+    def extra(k, what):
+        # A phase only the patched kernel has costs base nothing.
+        p, b = value(k['patched'], what), value(k['base'], what) or 0
+        return f'{p - b:.0f}' if p is not None and p > b else 'NaN'
+
+    series = {}
+    for (cpus, nodes), k in sorted(by.items()):
+        if 'base' in k and 'patched' in k:
+            series.setdefault(('cpus', nodes), []).append((cpus, k))
+            series.setdefault(('nodes', cpus), []).append((nodes, k))
+    panels = []
+    for axis in ('cpus', 'nodes'):
+        cand = [(len(v), key) for key, v in series.items() if key[0] == axis and len(v) >= 2]
+        if not cand:
+            continue
+        key = max(cand)[1]
+        dat = os.path.join(out, f'scaling-{axis}.dat')
+        with open(dat, 'w') as f:
+            for x, k in series[key]:
+                f.write(f"{x} {' '.join(ratio(k, w) for w, _ in cols)}\n")
+        what = 'CPUs' if axis == 'cpus' else 'nodes'
+        fixed = f'{key[1]} nodes' if axis == 'cpus' else f'{key[1]} CPUs'
+        plots = ', '.join(f'"{dat}" using 1:{i + 2} with linespoints title "{label}"'
+                          for i, (_, label) in enumerate(cols))
+        panels.append(f'set title "patched / base against {what} ({fixed})"\n'
+                      f'set xlabel "{what}"\nplot {plots}, 1 with lines lt 0 notitle\n')
+        if axis != 'cpus':
+            continue
+        dat = os.path.join(out, 'scaling-extra.dat')
+        with open(dat, 'w') as f:
+            for x, k in series[key]:
+                f.write(f"{x} {' '.join(extra(k, w) for w, _ in cols)}\n")
+        plots = ', '.join(f'"{dat}" using 1:{i + 2} with linespoints title "{label}"'
+                          for i, (_, label) in enumerate(cols))
+        panels.append(f'set title "patched - base, kernel instructions ({fixed})"\n'
+                      f'set xlabel "CPUs"\nset logscale y 10\nplot {plots}\n'
+                      'set logscale y 2\n')
+    if not panels:
+        return
+    script = (f'set terminal pngcairo size {600 * len(panels)},480 noenhanced\n'
+              f'set output "{os.path.join(out, "scaling.png")}"\n'
+              f'set multiplot layout 1,{len(panels)}\nset grid\nset logscale y 2\n' +
+              ''.join(panels) + 'unset multiplot\n')
+    try:
+        subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'pcpt: bench: gnuplot failed ({e}); no PNG', file=sys.stderr)
 
 
 def boot_print(brows, top=15):
@@ -458,7 +667,9 @@ def main():
     ap.add_argument('--pathlen-plugin', help='pathlen_plugin.so: kernel path length per operation')
     ap.add_argument('--pathlen-runs', type=int, default=3)
     ap.add_argument('--parts', default='timing,fetch,pathlen',
-                    help='comma-separated: timing, fetch, pathlen')
+                    help='comma-separated: timing, fetch, pathlen, scaling')
+    ap.add_argument('--scale-topologies', default='4x2 4x4 4x8 4x16 2x8 8x2',
+                    help='NODESxCPUS_PER_NODE boots of the scaling part')
     ap.add_argument('--probe-objs', nargs=2, metavar=('BASE_O', 'PATCHED_O'),
                     help='this_cpu_probe.o of each kernel: count the probes as the kernels run them')
     ap.add_argument('base', help="the base kernel's Image, '-' for none (timing, fetch)")
@@ -469,11 +680,15 @@ def main():
     if a.pathlen_runs < 1:
         sys.exit('bench.py: --pathlen-runs must be at least 1')
     parts = set(a.parts.split(','))
-    if not parts or parts - {'timing', 'fetch', 'pathlen'}:
-        sys.exit(f"bench.py: --parts '{a.parts}': accepted: timing, fetch, pathlen, comma-separated")
-    if a.base == '-' and 'pathlen' in parts:
-        sys.exit('bench.py: the pathlen part compares with base: give the base Image')
+    if not parts or parts - {'timing', 'fetch', 'pathlen', 'scaling'}:
+        sys.exit(f"bench.py: --parts '{a.parts}': accepted: timing, fetch, pathlen, scaling, "
+                 'comma-separated')
+    if a.base == '-' and parts & {'pathlen', 'scaling'}:
+        sys.exit('bench.py: the pathlen and scaling parts compare with base: give the base Image')
     kernels = [(k, i) for k, i in (('base', a.base), ('patched', a.patched)) if i != '-']
+    topologies = parse_topologies(a.scale_topologies) if 'scaling' in parts else []
+    if topologies and not a.pathlen_plugin:
+        sys.exit('bench.py: the scaling part needs --pathlen-plugin')
     os.makedirs(a.out, exist_ok=True)
 
     samples = {'base': {}, 'patched': {}}
@@ -528,6 +743,12 @@ def main():
                                    a.pathlen_plugin, a.out, a.pathlen_runs)
         errors += e
 
+    srows, growth = [], {}
+    if topologies:
+        srows, e = scaling({'base': a.base, 'patched': a.patched}, a.initrd,
+                           a.pathlen_plugin, a.out, topologies)
+        errors += e
+
     if rows:
         print(f"{'metric':32} {'unit':7} {'base':>12} {'patched':>12} {'ratio':>7}  better")
     for r in rows:
@@ -539,9 +760,12 @@ def main():
         pathlen_print(plrows, a.out)
     if brows:
         boot_print(brows)
+    if srows:
+        growth = scaling_print(srows, a.out)
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
         json.dump({'iters': a.iters, 'parts': sorted(parts), 'rows': rows,
-                   'pathlen': plrows, 'boot_phases': brows, 'errors': errors,
+                   'pathlen': plrows, 'boot_phases': brows, 'scaling': srows,
+                   'scaling_growth': growth, 'errors': errors,
                    'topology': {k: os.environ.get(k) for k in
                                 ('NODES', 'CPUS_PER_NODE', 'NODE_MEM', 'CMDLINE')}},
                   f, indent=1)

@@ -46,6 +46,43 @@ if grep -q 'pcpt.bench_fetch=1' /proc/cmdline; then
 	exit 0
 fi
 
+# Memory each node uses, the text replica's copy, the per-CPU roots,
+# kernel page tables made with a constructor (the window's, the module
+# window's node copies) and what the kernel keeps for itself.
+memory()
+{
+	for n in /sys/devices/system/node/node[0-9]*; do
+		kb=$(awk '/MemUsed/ { print $4 }' "$n/meminfo")
+		result "mem_used_${n##*/}" "$kb" kB lower
+	done
+	tr=/sys/kernel/debug/kernel_replication/status
+	if [ -r $tr ] && grep -q '^active: yes' $tr; then
+		result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
+	else
+		result ktext_copy_bytes 0 B info
+	fi
+
+	# Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).
+	st=/sys/kernel/debug/percpu_pgtable/status
+	if [ -r "$st" ] && grep -q '^active: yes' "$st"; then
+		bytes=$(sed -n 's/^bytes: //p' "$st")
+		tables=$(sed -n 's/^tables: //p' "$st")
+		result pcpt_table_bytes_per_cpu $((bytes / tables)) B info
+	else
+		result pcpt_table_bytes_per_cpu 0 B info
+	fi
+
+	# Memory: what the kernel keeps for itself after boot.
+	kb=$(awk '/MemTotal/ { t = $2 } /MemFree/ { f = $2 } END { print t - f }' /proc/meminfo)
+	result mem_used_after_boot "$kb" kB lower
+	kb=$(awk '/^PageTables:/ { print $2 }' /proc/meminfo)
+	result page_tables "$kb" kB info
+	# MemTotal leaves out what memblock reserved (the text copies): the
+	# same RAM free in base and patched compares all of it.
+	kb=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	result mem_free "$kb" kB higher
+}
+
 # Path-length boot (pcpt.bench_pathlen=1, with the QEMU TCG plugin
 # tools/pcpt-bench/pathlen_plugin.c counting instructions per vCPU and
 # snapshotting them at every getcpu(2)): only the loops of
@@ -56,7 +93,10 @@ if grep -q 'pcpt.bench_pathlen=1' /proc/cmdline; then
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	mount -t tracefs none /sys/kernel/tracing 2>/dev/null
 	[ -d /sys/kernel/debug/percpu_pgtable ] && kind=patched
-	/bench/pathlen 1 $((ncpus - 1)) /bench/$kind/ktext_big0.ko /bench/$kind/pcpt_bench_mod.ko ||
+	# pcpt.bench_ops=A,B: only those operations (the scaling boots).
+	ops=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^pcpt.bench_ops=//p' | tr ',' ' ')
+	# shellcheck disable=SC2086 # one word per operation
+	/bench/pathlen 1 $((ncpus - 1)) /bench/$kind/ktext_big0.ko /bench/$kind/pcpt_bench_mod.ko $ops ||
 		echo "PCPT-BENCH-ERROR pathlen failed"
 	# After the workload's last mark: the window offset's MOVZ, as the
 	# plugin's count of window ops needs it.
@@ -64,6 +104,8 @@ if grep -q 'pcpt.bench_pathlen=1' /proc/cmdline; then
 		sed 's/^/PCPT-PROBE /' /sys/kernel/debug/this_cpu_probe_text
 		rmmod this_cpu_probe
 	fi
+	# After the last mark too, so that it costs no phase anything.
+	memory
 	exit 0
 fi
 
@@ -142,29 +184,4 @@ if [ -w $T/events/sched/sched_switch/enable ]; then
 	result static_key_toggle_us "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 / 20 }')" us lower
 fi
 
-# Memory each node uses after boot (the text replica takes text and
-# rodata once more on every node but the image's).
-for n in /sys/devices/system/node/node[0-9]*; do
-	kb=$(awk '/MemUsed/ { print $4 }' "$n/meminfo")
-	result "mem_used_${n##*/}" "$kb" kB lower
-done
-tr=/sys/kernel/debug/kernel_replication/status
-if [ -r $tr ] && grep -q '^active: yes' $tr; then
-	result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
-else
-	result ktext_copy_bytes 0 B info
-fi
-
-# Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).
-st=/sys/kernel/debug/percpu_pgtable/status
-if [ -r "$st" ] && grep -q '^active: yes' "$st"; then
-	bytes=$(sed -n 's/^bytes: //p' "$st")
-	tables=$(sed -n 's/^tables: //p' "$st")
-	result pcpt_table_bytes_per_cpu $((bytes / tables)) B info
-else
-	result pcpt_table_bytes_per_cpu 0 B info
-fi
-
-# Memory: what the kernel keeps for itself after boot.
-kb=$(awk '/MemTotal/ { t = $2 } /MemFree/ { f = $2 } END { print t - f }' /proc/meminfo)
-result mem_used_after_boot "$kb" kB lower
+memory
