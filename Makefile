@@ -165,7 +165,8 @@ $(if $(and $(filter 0,$(BENCH_BASE)),$(filter pathlen scaling,$(BENCH_PARTS))),\
 # others on CONFIG.
 BENCH_MAIN := $(filter-out scaling,$(BENCH_PARTS))
 BENCH_SCALE := $(filter scaling,$(BENCH_PARTS))
-$(foreach t,$(SCALE_TOPOLOGIES),$(if $(shell echo '$(t)' | grep -Eqx '[1-8]x([1-9]|1[0-6])' && \
+$(if $(and $(BENCH_SCALE),$(if $(strip $(SCALE_TOPOLOGIES)),,x)),$(error SCALE_TOPOLOGIES is empty; accepted: NODESxCPUS_PER_NODE words, e.g. 4x2 4x16))
+$(foreach t,$(if $(BENCH_SCALE),$(SCALE_TOPOLOGIES)),$(if $(shell echo '$(t)' | grep -Eqx '[1-8]x([1-9]|1[0-6])' && \
 	[ $$(( $(subst x,*,$(t)) )) -le 64 ] 2>/dev/null && echo ok),,\
 	$(error SCALE_TOPOLOGIES has '$(t)'; accepted: NODESxCPUS_PER_NODE, 1 to 8 nodes, 1 to 16 CPUs each, 64 CPUs at most, e.g. 4x16)))
 CPUS_ACCEPTED := max cortex-a57 neoverse-n1
@@ -191,7 +192,8 @@ $(error VMEM_MB='$(VMEM_MB)' is not accepted; use 0 (no virtio-mem device) or Mi
 endif
 $(foreach v,RUNS ROUNDS REPEAT,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [ "$($(v))" -le 1000 ] && echo ok),,\
 	$(error $(v)='$($(v))' is not accepted; use a count from 1 to 1000)))
-# CONFIG_NR_CPUS of each configuration (pcpt.config, pcpt-scale.config).
+# CONFIG_NR_CPUS of each configuration: keep in step with pcpt.config and
+# pcpt-scale.config.
 NR_CPUS := $(if $(filter scale,$(CONFIG)),64,16)
 ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le $(NR_CPUS) ] && echo ok),ok)
 $(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=$(NR_CPUS) of CONFIG=$(CONFIG); CONFIG=scale has 64)
@@ -249,7 +251,7 @@ help:
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
-	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES))"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); BENCH_BASE=0: patched alone)"; \
 	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -361,7 +363,11 @@ matrix:
 # does not know are expected there (PCPT_LAX_CONFIG).
 BASE_BLD := $(OUT)/build-base/$(LABEL)
 KSFT_SRC := $(REPO)/tools/testing/selftests/percpu_pgtable
-BENCH_DIR := $(OUT)/bench/$(LABEL)
+# BENCH_RUN: the parts of one run, comma-separated (make bench sets it).
+BENCH_RUN ?= $(subst $(space),$(,),$(BENCH_PARTS))
+# The scaling part has its own directory: make bench CONFIG=scale BENCH=all
+# runs both parts' sub-makes on that configuration.
+BENCH_DIR := $(OUT)/bench/$(LABEL)$(if $(filter scaling,$(BENCH_RUN)),-scaling)
 base: sync
 	@[ -d $(BASE_TREE) ] || git -C $(TREE) worktree add -q --detach $(BASE_TREE) pcpt-base
 	@git -C $(BASE_TREE) checkout -q --detach pcpt-base
@@ -388,7 +394,8 @@ ifneq ($(BENCH_SCALE),)
 endif
 
 bench-run: build $(if $(filter 1,$(BENCH_BASE)),base)
-	@bash $(S)/build-perf.sh $(BASE_TREE) $(OUT)/perf
+	@# tools/perf is the same in both trees; without base there is only ours.
+	@bash $(S)/build-perf.sh $(if $(filter 1,$(BENCH_BASE)),$(BASE_TREE),$(TREE)) $(OUT)/perf
 	@rm -rf $(BENCH_DIR) && mkdir -p $(BENCH_DIR)/guest
 	@cp $(OUT)/perf/perf $(BENCH_DIR)/guest/perf
 	@cp $(S)/guest-bench.sh $(BENCH_DIR)/guest/run.sh

@@ -91,8 +91,9 @@ def phases(rows, top=8):
     rest.sort(key=lambda r: -abs(med(r, 'patched') - med(r, 'base')))
     # Only phases whose spread is small: the others move with the host
     # between boots and say nothing about the kernels.
-    steady = [r for r in rest if max((k['spread'] for k in r['kernels'].values()),
-                                     default=0) <= 0.01][:top]
+    steady = [r for r in rest
+              if all(len(k['samples']) >= 3 for k in r['kernels'].values()) and
+              max((k['spread'] for k in r['kernels'].values()), default=0) <= 0.01][:top]
     print('Boot to the workload, kernel instructions of all CPUs, the phases where patched '
           'differs most from base (of those within 1% across boots), then the total; '
           '"+": parts only the patched kernel has:\n')
@@ -115,11 +116,13 @@ def scaling(rows, growth):
     for r in rows:
         by.setdefault((r['cpus'], r['nodes']), {})[r['kernel']] = r
     ops = ('new_top_entry', 'module', 'static_key')
-    ph = (('percpu_pgtable_init', 'roots'), ('kernel_replication_init', 'text tables'),
+    ph = (('early', 'boot to percpu'), ('kernel_replication_init', 'text tables'),
           ('percpu_pgtable_register_client#2', 'text switch'), ('ptdump_check_wx', 'W^X check'),
           ('total', 'boot'))
-    print('Scaling, one boot per topology and kernel: kernel instructions of all CPUs, '
-          'patched (ratio to base; TLBIs per operation in brackets), and memory:\n')
+    print('Scaling, one boot per topology and kernel (exact counts of that boot; how much '
+          'they move between boots is what the path-length table\'s `*` says at 8 CPUs): '
+          'kernel instructions of all CPUs, patched (ratio to base; TLBIs per operation in '
+          'brackets), and memory:\n')
     print('| CPUs | nodes | ' + ' | '.join(ops) + ' | ' + ' | '.join(p[1] for p in ph) +
           ' | root | copy per node | PageTables, MemFree vs base |')
     print('|---' * (2 + len(ops) + len(ph) + 3) + '|')
@@ -138,12 +141,12 @@ def scaling(rows, growth):
         pm, bm = p['memory'], b['memory']
         cells.append(f"{pm.get('pcpt_table_bytes_per_cpu', 0) / 1024:.0f} KiB")
         cells.append(f"{pm.get('ktext_copy_bytes', 0) / 2**20:.1f} MiB")
-        cells.append(f"+{pm.get('page_tables', 0) - bm.get('page_tables', 0):.0f} / "
-                     f"-{bm.get('mem_free', 0) - pm.get('mem_free', 0):.0f} kB")
+        cells.append(f"{pm.get('page_tables', 0) - bm.get('page_tables', 0):+.0f} / "
+                     f"{pm.get('mem_free', 0) - bm.get('mem_free', 0):+.0f} kB")
         print(f'| {cpus} | {nodes} | ' + ' | '.join(cells) + ' |')
     if growth:
-        print('\nGrowth per CPU (patched - base, a line fitted over the 4-node boots) and the '
-              'line at 384 CPUs:\n')
+        print('\nGrowth per CPU (patched - base, a line fitted over the boots with the node '
+              'count most of them have) and that line at 384 CPUs, an extrapolation:\n')
         print('| figure | per CPU | at 384 CPUs |')
         print('|---|---|---|')
         for label, g in growth.items():

@@ -8,7 +8,7 @@
 #
 # Usage: bench.py --out DIR --iters N --initrd CPIO [--plugin SO]
 #                 [--pathlen-plugin SO] [--pathlen-runs N] [--parts LIST]
-#                 BASE_IMAGE PATCHED_IMAGE
+#                 [--scale-topologies "NxM ..."] BASE_IMAGE PATCHED_IMAGE
 # BASE_IMAGE '-': the patched kernel alone (timing and fetch parts).
 # With --plugin, each kernel is also booted once with the TCG plugin
 # (tools/pcpt-bench/ktext_fetch_plugin.c) to count where its kernel
@@ -392,12 +392,18 @@ def pathlen(images, initrd, plugin, out, runs):
 SCALE_OPS = ('new_top_entry', 'module', 'static_key')
 # kernel_replication_init() up to the switch builds every node's tables;
 # the switch copies the text under stop_machine() and replaces every root.
-SCALE_PHASES = (('percpu_pgtable_init', 'roots'),
+# 'early' is boot up to setup_per_cpu_areas(): base has it as its first
+# phase, the patched kernel splits it at kernel_replication_reserve() and
+# percpu_pgtable_init() (the roots), so only the sum compares.
+SCALE_PHASES = (('early', 'boot to percpu'),
                 ('kernel_replication_init', 'text tables'),
                 ('percpu_pgtable_register_client#2', 'text switch'),
                 ('ptdump_check_wx', 'W^X check'),
                 ('total', 'boot'))
 SCALE_MEM = ('pcpt_table_bytes_per_cpu', 'ktext_copy_bytes', 'page_tables', 'mem_free')
+# Phases only the patched kernel has: they cost base nothing.
+SCALE_PATCHED_ONLY = {'kernel_replication_init', 'percpu_pgtable_register_client#2'}
+EARLY = ('start', 'kernel_replication_reserve', 'percpu_pgtable_init')
 
 
 def parse_topologies(text):
@@ -406,19 +412,34 @@ def parse_topologies(text):
     tops = []
     for t in text.replace(',', ' ').split():
         m = re.fullmatch(r'([1-8])x([0-9]+)', t)
-        if not m or not 1 <= int(m[1]) * int(m[2]) <= 64 or int(m[2]) < 1:
+        if not m or not 1 <= int(m[2]) <= 16 or int(m[1]) * int(m[2]) > 64:
             sys.exit(f"bench.py: scaling topology '{t}' is not accepted: NODESxCPUS_PER_NODE, "
-                     '1 to 8 nodes, 64 CPUs at most, e.g. 4x16')
+                     '1 to 8 nodes, 1 to 16 CPUs each, 64 CPUs at most, e.g. 4x16')
+        if (int(m[1]), int(m[2])) in tops:
+            sys.exit(f"bench.py: scaling topology '{t}' is given twice")
         tops.append((int(m[1]), int(m[2])))
     if not tops:
         sys.exit('bench.py: no scaling topology given')
     return tops
 
 
+def booted_cpus(log):
+    """The CPUs the kernel brought up ("smp: Brought up N nodes, M CPUs")."""
+    try:
+        with open(log, errors='replace') as f:
+            for line in f:
+                m = re.search(r'smp: Brought up \d+ nodes?, (\d+) CPUs?', line)
+                if m:
+                    return int(m[1])
+    except OSError:
+        pass
+    return None
+
 def scaling(images, initrd, plugin, out, topologies):
     """Boot base and patched once per topology with the path-length plugin,
-    running SCALE_OPS only (one TCG thread, icount: one boot is exact);
-    returns (rows, errors), a row per topology and kernel."""
+    running SCALE_OPS only (one TCG thread, icount); returns (rows,
+    errors), a row per topology and kernel.  One boot each: exact counts
+    of that boot, without the spread the path-length part measures."""
     rows, errors = [], []
     mem = int(os.environ.get('NODE_MEM', '1024'))
     for nodes, cpn in topologies:
@@ -442,10 +463,17 @@ def scaling(images, initrd, plugin, out, topologies):
             sums = {}
             for label, v in phases or []:
                 sums[label] = sums.get(label, 0) + v
-            sums['total'] = sum(v for _, v in phases or [])
+            if phases:
+                sums['total'] = sum(v for _, v in phases)
+                sums['early'] = sum(sums.get(label, 0) for label in EARLY)
             for label, _ in SCALE_PHASES:
                 if label in sums:
                     row['phases'][label] = sums[label]
+            # The topology asked for, and the one the guest brought up.
+            up = booted_cpus(os.path.join(out, f'pathlen-{name}-0.log'))
+            if up != nodes * cpn:
+                errors.append(f'scaling {name}: {up} CPUs brought up, {nodes * cpn} asked for '
+                              '(NR_CPUS of the build, or maxcpus= in CMDLINE?)')
             for m in SCALE_MEM:
                 if m in metrics:
                     row['memory'][m] = metrics[m][0]
@@ -513,13 +541,17 @@ def scaling_print(rows, out):
     nodes = max(counts, key=lambda n: (counts[n], n))
     growth = {}
     if counts[nodes] >= 2:
-        print(f'growth with the CPUs at {nodes} nodes: patched - base instructions, fitted '
-              'line; at 384 CPUs')
+        print(f'growth with the CPUs at {nodes} nodes: patched - base instructions, a line '
+              'fitted over those boots; the line at 384 CPUs (an extrapolation)')
         for what, label in cols:
-            # A phase only the patched kernel has costs base nothing.
-            pts = [(c, get(k['patched'], what) - (get(k['base'], what) or 0))
+            # A phase only the patched kernel has costs base nothing; any
+            # other figure missing on either side drops the point.
+            def base_of(k):
+                b = get(k['base'], what)
+                return 0 if b is None and what[1] in SCALE_PATCHED_ONLY else b
+            pts = [(c, get(k['patched'], what) - base_of(k))
                    for (c, n), k in by.items() if n == nodes and 'base' in k and 'patched' in k
-                   and get(k['patched'], what) is not None]
+                   and get(k['patched'], what) is not None and base_of(k) is not None]
             if len(pts) < 2:
                 continue
             a, b = fit(pts)
@@ -542,8 +574,10 @@ def scaling_plot(by, cols, out):
 
     def extra(k, what):
         # A phase only the patched kernel has costs base nothing.
-        p, b = value(k['patched'], what), value(k['base'], what) or 0
-        return f'{p - b:.0f}' if p is not None and p > b else 'NaN'
+        p, b = value(k['patched'], what), value(k['base'], what)
+        if b is None and what[1] in SCALE_PATCHED_ONLY:
+            b = 0
+        return f'{p - b:.0f}' if p is not None and b is not None and p > b else 'NaN'
 
     series = {}
     for (cpus, nodes), k in sorted(by.items()):
@@ -773,7 +807,9 @@ def main():
         plot(a.out, rows)
     for e in errors:
         print('pcpt: bench error: ' + e)
-    print(f'pcpt: results in {a.out}/results.json and {a.out}/results.png')
+    pngs = [f for f in ('results.png', 'pathlen.png', 'scaling.png')
+            if os.path.exists(os.path.join(a.out, f))]
+    print(f"pcpt: results in {a.out}/results.json{''.join(' and ' + a.out + '/' + f for f in pngs)}")
     return 1 if errors else 0
 
 
