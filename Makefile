@@ -98,7 +98,8 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_
 # Every page size and VA size with the whole suite; 64K/52 also on a CPU
 # without LVA (48-bit VA from the same tables); the small module window
 # at 16K and 64K (sizes as at 4K: the observer, one ktext_big module, then
-# room for a text but not its rodata); vmalloc block mappings at 16K/64K.
+# room for a text but not its rodata); vmalloc block mappings at 16K/64K
+# (at 64K a block is 512 MiB: 2 GiB nodes leave a free one to map).
 # No kpti=1: KASLR forces KPTI on in every default boot ("kernel page table
 # isolation forced ON by KASLR"), so make check runs it; nokaslr and kpti=0
 # run without.
@@ -106,7 +107,7 @@ MATRIX ?= default:4k:nokaslr default:4k:kpti=0 default:16k: default:64k: \
 	default:64k52: default:64k52::CPU=cortex-a57 swpan:4k: \
 	default:16k:kernel_replication_modules=688K,pcpt.only=ktext_mw_full \
 	default:64k:kernel_replication_modules=1216K,pcpt.only=ktext_mw_full \
-	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT) debug:4k::HIBERNATE=1
+	huge:16k:$(KTEXT_LIGHT) huge:64k:$(KTEXT_LIGHT):NODE_MEM=2048 debug:4k::HIBERNATE=1
 BENCH_ITERS ?= 3
 # BENCH_BASE=0: no base kernel (built or booted): the patched kernel's
 # timing and fetch figures alone, e.g. locality at another page size.

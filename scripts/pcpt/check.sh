@@ -8,7 +8,7 @@
 # CMDLINE may be empty; a comma in it stands for a space, a '~' for a
 # comma.  The CMDLINE of the environment (make check CMDLINE=...) is
 # appended to every entry's.  Each further FIELD is NAME=VALUE for one boot option of that
-# run (NODES, CPU, HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the
+# run (NODES, NODE_MEM, CPU, HIBERNATE, KEXEC, MEMLESS, TCG_THREAD; see the
 # Makefile), a bare number, which is NODES, or TAG=NAME, the log's name
 # when CMDLINE is too long for one.
 #
@@ -39,16 +39,17 @@ for e in $entries; do
 				exit 2 ;;
 			esac ;;
 		[0-9]*) opts+=("NODES=$f"); suffix+="-${f}node" ;;
-		NODES=*|CPU=*|HIBERNATE=*|KEXEC=*|MEMLESS=*|TCG_THREAD=*)
+		NODES=*|NODE_MEM=*|CPU=*|HIBERNATE=*|KEXEC=*|MEMLESS=*|TCG_THREAD=*)
 			opts+=("$f")
 			case "$f" in
 			NODES=*) suffix+="-${f#*=}node" ;;
+			NODE_MEM=*) suffix+="-${f#*=}M" ;;
 			MEMLESS=*) suffix+="-memless${f#*=}" ;;
 			TCG_THREAD=*) suffix+="-tcg${f#*=}" ;;
 			CPU=*) suffix+="-${f#*=}" ;;
 			KEXEC=1) suffix+="-kexec" ;;
 			esac ;;
-		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, CPU=, HIBERNATE=, KEXEC=, MEMLESS=, TCG_THREAD=, TAG= or a node count)" >&2
+		*) echo "pcpt: error: '$f' in check entry '$e' is not accepted (NODES=, NODE_MEM=, CPU=, HIBERNATE=, KEXEC=, MEMLESS=, TCG_THREAD=, TAG= or a node count)" >&2
 		   exit 2 ;;
 		esac
 	done
