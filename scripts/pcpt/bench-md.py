@@ -174,7 +174,9 @@ def main():
         except (OSError, ValueError) as e:
             sys.exit(f'bench-md.py: {path}: {e}')
         t = r.get('topology', {})
-        topo = (f"{t.get('NODES')} nodes x {t.get('CPUS_PER_NODE')} CPUs, "
+        # The scaling part boots its own topologies, listed in its rows.
+        topo = ('scaling topologies' if r.get('parts') == ['scaling'] else
+                f"{t.get('NODES')} nodes x {t.get('CPUS_PER_NODE')} CPUs, "
                 f"parts {', '.join(r.get('parts', []))}")
         print(f'<!-- from {path}: {topo} -->\n')
         if r.get('rows'):
