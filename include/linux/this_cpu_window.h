@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The this_cpu window, a client of the per-CPU kernel page tables: what
- * the architecture provides to mm/percpu_window.c.  See the "Client: the
- * this_cpu window" section of Documentation/mm/percpu-pgtable.rst.
+ * the architecture provides to mm/percpu_window.c, and the call its
+ * setup_per_cpu_areas() makes into it.  See the "Client: the this_cpu
+ * window" section of Documentation/mm/percpu-pgtable.rst.
  */
 #ifndef _LINUX_THIS_CPU_WINDOW_H
 #define _LINUX_THIS_CPU_WINDOW_H
+
+#include <linux/init.h>
 
 #ifdef CONFIG_THIS_CPU_WINDOW
 
@@ -32,6 +35,14 @@ unsigned long arch_this_cpu_window_base(void);
  * Context: boot, once, before SMP and before the alternatives are applied.
  */
 void arch_this_cpu_window_enable(unsigned long offset);
+
+void __init pcpu_window_setup_first_chunk(void);
+
+#else
+
+static inline void pcpu_window_setup_first_chunk(void)
+{
+}
 
 #endif /* CONFIG_THIS_CPU_WINDOW */
 

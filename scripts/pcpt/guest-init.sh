@@ -64,9 +64,11 @@ report()
 	# For scripts/pcpt/qmp-regs.py: the KASLR offset of a hung guest.
 	echo "text:    _text at 0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)"
 	# Feature status lines: every client prints one pr_info line with
-	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).
+	# this prefix at boot (see Documentation/mm/percpu-pgtable.rst).  Not
+	# the W^X check's lines: the KUnit cases' expected failures among
+	# them count only between their markers, which this copy leaves out.
 	dmesg | grep -E 'percpu_pgtable:|kernel_replication:|this_cpu_window:' |
-		grep -v PCPT-EXPECT | sed 's/^\[[^]]*\] /  /'
+		grep -v -e PCPT-EXPECT -e 'Checked W+X mappings' | sed 's/^\[[^]]*\] /  /'
 	tr=/sys/kernel/debug/kernel_replication
 	[ -d $tr ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	if [ -r $tr/status ]; then

@@ -280,6 +280,103 @@ void arch_percpu_pgtable_dump(struct seq_file *m, pgd_t *root, bool pa)
 #endif
 }
 
+#ifdef CONFIG_PTDUMP
+/*
+ * Does CPU @cpu's top-level entry for @addr lead where no walk has been
+ * yet: not where the master's does, nor where a lower-numbered CPU's does?
+ * Equal entries point at the same tables, so the same mappings.  Read
+ * without a lock, as the roots are walked: private top-level entries
+ * change only when a per-CPU table client registers or goes, which the
+ * boot-time check does not overlap; a check run from debugfs meanwhile
+ * may miss an entry that changed after the CPU holding it was walked.
+ */
+static bool pcpt_wx_entry_new(pgd_t *root, unsigned int cpu, unsigned long addr)
+{
+	pgdval_t val = pgd_val(READ_ONCE(*pgd_offset_pgd(root, addr)));
+	unsigned int other;
+
+	if (val == pgd_val(READ_ONCE(*pgd_offset_k(addr))))
+		return false;
+	for_each_possible_cpu(other) {
+		pgd_t *r = percpu_pgtable_root(other);
+
+		if (other >= cpu)
+			break;
+		if (r && val == pgd_val(READ_ONCE(*pgd_offset_pgd(r, addr))))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Walk the top-level entries of CPU @cpu's root that no earlier walk has
+ * covered, a run of adjacent ones at a time.  Returns false if they have
+ * W+X or non-UXN mappings; counts the entries walked in @walked.
+ */
+static bool pcpt_check_wx_private(pgd_t *root, unsigned int cpu,
+				  unsigned int *walked)
+{
+	unsigned long addr = ALIGN_DOWN(_PAGE_OFFSET(vabits_actual), PGDIR_SIZE);
+	unsigned long run = 0, wx_pages = 0, uxn_pages = 0;
+	bool in_run = false;
+
+	/* The kernel's half ends at the top: addr wraps to 0 after it. */
+	do {
+		bool new = pcpt_wx_entry_new(root, cpu, addr);
+
+		if (new && !in_run)
+			run = addr;
+		if (!new && in_run)
+			ptdump_count_wx(root, run, addr, &wx_pages, &uxn_pages);
+		in_run = new;
+		*walked += new;
+		addr += PGDIR_SIZE;
+	} while (addr);
+	if (in_run)
+		ptdump_count_wx(root, run, ~0UL, &wx_pages, &uxn_pages);
+
+	if (wx_pages || uxn_pages) {
+		pr_warn("Checked W+X mappings of CPU%u's kernel table (and of CPUs sharing its entries): FAILED, %lu W+X pages found, %lu non-UXN pages found\n",
+			cpu, wx_pages, uxn_pages);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * percpu_pgtable_check_wx() - W^X-check what only the per-CPU roots map
+ *
+ * Called by ptdump_check_wx() once it has walked the master: the private
+ * top-level entries of a per-CPU root are seen by no other walk.
+ *
+ * Return: false if one maps W+X or non-UXN pages, true otherwise.
+ */
+bool percpu_pgtable_check_wx(void)
+{
+	unsigned int cpu, nr = 0, walked = 0;
+	bool ok = true;
+
+	/*
+	 * Only the private entries: the rest are the master's.  Entries
+	 * CPUs share (a node's text) are walked for the first of them only,
+	 * so the cost grows with the private tables, not with the CPUs.
+	 */
+	for_each_possible_cpu(cpu) {
+		pgd_t *root = percpu_pgtable_root(cpu);
+
+		if (!root)
+			continue;
+		if (!pcpt_check_wx_private(root, cpu, &walked))
+			ok = false;
+		nr++;
+	}
+	if (nr && ok)
+		pr_info("Checked W+X mappings of %u per-CPU kernel tables: passed, %u private top-level entries walked\n",
+			nr, walked);
+	return ok;
+}
+#endif /* CONFIG_PTDUMP */
+
 /*
  * Give every block its copy of the trampoline root.  Runs after
  * map_entry_trampoline() (a core_initcall) and before any task reaches
