@@ -52,10 +52,10 @@ void __init arch_this_cpu_window_enable(unsigned long offset)
  *
  * Once the window is enabled, replaces the branch with
  * "movz <off>, #(offset >> 32), lsl #32", <off> being the Rm register of
- * the op's next instruction (see asm/percpu.h).  Otherwise leaves the
- * branch, so the op keeps masking interrupts.  Runs when the system
- * capabilities are patched, after mm/percpu_window.c's early initcall,
- * and for each module at load.
+ * the op's next instruction (see asm/this_cpu_window_ops.h).  Otherwise
+ * leaves the branch, so the op keeps masking interrupts.  Runs when the
+ * system capabilities are patched, after mm/percpu_window.c's early
+ * initcall, and for each module at load.
  */
 void this_cpu_window_patch(struct alt_instr *alt, __le32 *origptr,
 			   __le32 *updptr, int nr_inst)
