@@ -3,11 +3,15 @@
 #
 # Write the work tree's changes back into the repository:
 #
-#   - every commit after pcpt-base that touches files of the base kernel
-#     becomes one patch in patches/ (git format-patch, limited to those
-#     files), and patches/series lists them in order;
+#   - every commit after pcpt-base becomes one patch in patches/ (git
+#     format-patch, without the harness: scripts/pcpt, tools/pcpt-bench,
+#     the pcpt*.config fragments), and patches/series lists them in
+#     order: the series, each new file in the patch that adds it;
+#   - edits to the project's files that no patch holds yet (uncommitted,
+#     or made in the repository and laid as an "owned:" commit on top)
+#     are first folded into the last patch that touched each file;
 #   - every file that is not in the base (a project-owned file) is copied
-#     back to the same path in the repository, committed or not.
+#     back to the same path in the repository.
 #
 # A project file changed in the repository since the tree was laid is
 # never overwritten: if the tree changed it too, export stops and names it.
@@ -25,7 +29,7 @@ tree=$2
 . "$repo/scripts/pcpt/lib.sh"
 
 [ -d "$tree/.git" ] || die "$tree is not laid out: run 'make tree' first"
-git_t() { git -C "$tree" "$@"; }
+git_t() { git -C "$tree" -c user.name=pcpt -c user.email=pcpt@localhost "$@"; }
 laid=$(cat "$tree/.git/pcpt-laid")
 
 git_t ls-tree -r --name-only pcpt-base | sort > "$tree/.git/pcpt-base-files"
@@ -69,13 +73,64 @@ if [ ${#conflicts[@]} -gt 0 ]; then
 	die "resolve these by hand (copy one side over the other), then export again"
 fi
 
-excludes=()
-for f in "${owned[@]}"; do excludes+=(":(exclude,literal)$f"); done
+# The series carries the project's kernel files too, each in the patch
+# that adds it; only the harness stays out of it (series.sh: is_harness).
+harness=(":(exclude)scripts/pcpt" ":(exclude)tools/pcpt-bench"
+	":(exclude,glob)arch/arm64/configs/pcpt*.config")
+
+# Edits to the project's files not yet in a patch (uncommitted, or in the
+# "owned:" commits make tree adds on top when the repository's copy
+# changed) go into the last patch that touched each file, as
+# 'git commit --fixup' + 'rebase --autosquash' would: no later patch
+# touches that file, so nothing can conflict.  A file no patch has yet
+# must be added by hand in the patch that introduces it.
+absorb_owned() {
+	local head last c f t
+	declare -A into=()
+	git_t add -A -- "${owned[@]}" 2>/dev/null || true
+	if [ -n "$(git_t diff --cached --name-only)" ]; then
+		git_t commit -q -m "owned: uncommitted edits"
+	fi
+	last=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)
+	[ -n "$last" ] || last=$(git_t rev-parse pcpt-base)
+	if git_t rev-list --grep='^owned: ' pcpt-base.."$last" | grep -q .; then
+		die "an 'owned:' commit lies inside the series in $tree: fold it into the patches it changes (git commit --fixup, git rebase -i --autosquash pcpt-base)"
+	fi
+	head=$(git_t rev-parse HEAD)
+	[ "$head" != "$last" ] || return 0
+	while IFS= read -r f; do
+		t=$(git_t rev-list -1 "$last" -- "$f")
+		if [ -z "$t" ] || [ "$t" = "$(git_t rev-parse pcpt-base)" ]; then
+			die "$f is in no patch yet: commit it in $tree in the patch that introduces it (git commit --fixup=<that patch>, git rebase -i --autosquash pcpt-base), then export again"
+		fi
+		into[$t]+="$f"$'\n'
+		info "folding $f into \"$(git_t log -1 --format=%s "$t")\", the last patch that touches it (if the change belongs to an earlier one, move it there with git rebase -i in $tree and export again)"
+	done < <(git_t diff --name-only "$last" "$head" -- . "${harness[@]}")
+	[ ${#into[@]} -gt 0 ] || return 0
+	git_t reset -q --hard "$last"
+	for t in "${!into[@]}"; do
+		mapfile -t files < <(printf '%s' "${into[$t]}")
+		git_t checkout "$head" -- "${files[@]}"
+		git_t commit -q --fixup="$t"
+	done
+	GIT_SEQUENCE_EDITOR=: git_t rebase -q -i --autosquash pcpt-base >/dev/null ||
+		die "folding the edits failed (git rebase in $tree): finish or abort it by hand"
+	# What is left (the harness) stays in one "owned:" commit on top.
+	git_t checkout "$head" -- .
+	git_t add -A -- "${owned[@]}"
+	[ -z "$(git_t diff --cached --name-only)" ] ||
+		git_t commit -q -m "owned: files of this repository"
+	[ -z "$(git_t diff "$head" --name-only)" ] || die "folding changed the tree's content (compare with $head)"
+}
+absorb_owned
+series_top=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)
+[ -n "$series_top" ] || series_top=$(git_t rev-parse pcpt-base)
+git_t tag -f pcpt-series "$series_top" >/dev/null
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git_t format-patch -q --zero-commit --no-signature --no-numbered --abbrev=12 \
-	-o "$tmp" pcpt-base..HEAD -- . "${excludes[@]}" >/dev/null
+	-o "$tmp" "pcpt-base..$series_top" -- . "${harness[@]}" >/dev/null
 
 mkdir -p "$repo/patches"
 {
