@@ -245,7 +245,7 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix soak bench bench-run bench-report repeat ftrace-rate base clean distclean
+	check-one matrix soak bench bench-run bench-report series series-verify repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
@@ -258,6 +258,8 @@ help:
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
 	echo "make tree      lay out out/linux (base + series + owned files) to edit in"; \
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
+	echo "make series    the series as mailed (format-patch + cover letter) in out/series/"; \
+	echo "make series-verify  patches/ apply to the base and make the repository's kernel files; checkpatch (in make check)"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
 	echo "         CPUS_PER_NODE=1..16 (NODES x CPUS_PER_NODE: 16 at most, 64 with CONFIG=scale)  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
@@ -274,6 +276,16 @@ tree: deps
 
 export:
 	@bash $(S)/export-tree.sh $(REPO) $(TREE)
+
+# The series as mailed: format-patch with a cover letter, from patches/.
+series: sync
+	@bash $(S)/series.sh write $(REPO) $(TREE) $(OUT)/series
+
+# patches/ make exactly the repository's kernel files, apply to the base,
+# pass checkpatch; make check runs it first (git only, seconds).
+series-verify: sync
+	@mkdir -p $(LOGDIR) && rm -f $(LOGDIR)/check-series.log.json
+	@bash $(S)/series.sh verify $(REPO) $(TREE) $(LOGDIR)/check-series.log.json
 
 sync: deps
 	@bash $(S)/lay-tree.sh --sync $(REPO) $(TREE)
@@ -326,7 +338,8 @@ check-one:
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=$(if $(filter debug,$(c)),0,1):TAG=main) $(CHECK_EXTRA)"
+	@-$(MAKE) -s --no-print-directory series-verify
+	@SERIES_JSON=$(LOGDIR)/check-series.log.json bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=$(if $(filter debug,$(c)),0,1):TAG=main) $(CHECK_EXTRA)"
 
 # The soak's boots: no time limit per test, the boot's from the counts
 # (generous: a cycle took ~1 s of the mix in the default kernel in

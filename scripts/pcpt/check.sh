@@ -65,4 +65,6 @@ for e in $entries; do
 	jsons+=("$logdir/check-$tag.log.json")
 done
 echo "pcpt: whole check took $(($(date +%s) - start)) s"
+# make check's git-only checks of the series (series.sh verify).
+[ -z "${SERIES_JSON:-}" ] || jsons=("$SERIES_JSON" "${jsons[@]}")
 python3 "$here/results.py" total "${jsons[@]}"

@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The series as reviewers would get it, from patches/ alone (git only, no
+# build, no checkout of the tree):
+#
+#   series.sh write  REPO TREE OUTDIR   git format-patch --cover-letter of
+#                                       patches/ into OUTDIR (make series)
+#   series.sh verify REPO TREE JSON     the checks of make check, as results
+#                                       in JSON for results.py total
+#
+# The series carries every file the project adds to the kernel, in the
+# patch that introduces it; the repository also keeps each one at its
+# kernel path (make export writes both from out/linux's history).  verify
+# proves that the two agree, so that what make check builds (the base, the
+# patches, the repository's files) is exactly the base plus the series:
+#   - patches/ apply to the base in order with 'git apply' (no fuzz, no
+#     offsets beyond git's, no rejects), as 'git am' would;
+#   - every kernel file the repository owns (not the harness: configs,
+#     scripts/pcpt, tools/pcpt-bench) is byte for byte what the series
+#     makes, and every file the series adds is one the repository owns;
+#   - no patch touches the harness;
+#   - every patch has a subject, a body and a Signed-off-by;
+#   - checkpatch.pl --strict reports no error or warning (what remains is
+#     in scripts/pcpt/checkpatch-allow, each with its reason);
+#   - the output of 'write' applies to the base and gives the same tree.
+set -uo pipefail
+
+[ $# -eq 4 ] || { echo "usage: series.sh write|verify REPO TREE OUTDIR|JSON" >&2; exit 2; }
+cmd=$1 repo=$(cd "$2" && pwd) tree=$3 out=$4
+. "$repo/scripts/pcpt/lib.sh"
+
+[ -d "$tree/.git" ] || die "$tree is not laid out: run 'make tree' first"
+git_t() { git -C "$tree" -c user.name=pcpt -c user.email=pcpt@localhost "$@"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GIT_INDEX_FILE=$tmp/index
+
+# The harness: in the repository and the work tree, never in the series.
+is_harness() {
+	case "$1" in
+	scripts/pcpt/*|tools/pcpt-bench/*|arch/arm64/configs/pcpt*.config) return 0 ;;
+	esac
+	return 1
+}
+
+patches=()
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	patches+=("$repo/patches/$p")
+done < "$repo/patches/series"
+
+# apply_all PATCH...: the tree (object id) the patches make from the base,
+# each applied to the index alone, as git am does; a commit per patch in
+# $tmp/commits (for format-patch).  Prints the failing patch on error.
+apply_all() {
+	local p prev tree_id msg c
+	git_t read-tree pcpt-base || return 1
+	prev=$(git_t rev-parse pcpt-base^{commit})
+	: > "$tmp/commits"
+	: > "$tmp/author"
+	for p in "$@"; do
+		if ! git_t apply --cached --whitespace=nowarn "$p" 2> "$tmp/apply.err"; then
+			echo "$(basename "$p"): $(head -3 "$tmp/apply.err" | tr '\n' ' ')"
+			return 1
+		fi
+		tree_id=$(git_t write-tree) || return 1
+		git_t mailinfo "$tmp/msg" "$tmp/patch" < "$p" > "$tmp/info" || return 1
+		msg=$(sed -n 's/^Subject: //p' "$tmp/info")$'\n\n'$(cat "$tmp/msg")
+		c=$(GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$tmp/info") \
+		    GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$tmp/info") \
+		    GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' "$tmp/info") \
+		    GIT_COMMITTER_NAME=pcpt GIT_COMMITTER_EMAIL=pcpt@localhost \
+		    GIT_COMMITTER_DATE=$(sed -n 's/^Date: //p' "$tmp/info") \
+		    git -C "$tree" commit-tree "$tree_id" -p "$prev" -m "$msg") || return 1
+		echo "$c" >> "$tmp/commits"
+		[ -s "$tmp/author" ] || sed -n 's/^\(Author\|Email\): //p' "$tmp/info" > "$tmp/author"
+		prev=$c
+	done
+	echo "$tree_id"
+}
+
+write_series() {
+	local dir=$1 t first last
+	t=$(apply_all "${patches[@]}") || die "patches/ do not apply to the base: $t"
+	first=$(head -1 "$tmp/commits") last=$(tail -1 "$tmp/commits")
+	rm -rf "$dir" && mkdir -p "$dir"
+	# The cover letter comes from the series' author.
+	git -C "$tree" -c user.name="$(sed -n 1p "$tmp/author")" -c user.email="$(sed -n 2p "$tmp/author")" \
+		format-patch -q --cover-letter --zero-commit --no-signature --abbrev=12 \
+		--base=pcpt-base -o "$dir" "$first~1..$last" >/dev/null ||
+		die "git format-patch failed"
+	python3 "$repo/scripts/pcpt/series-cover.py" "$repo" "$dir"/0000-cover-letter.patch ||
+		die "could not write the cover letter"
+	echo "$t"
+}
+
+case "$cmd" in
+write)
+	t=$(write_series "$out") || exit 1
+	info "wrote $(ls "$out" | wc -l) files to $out (the cover letter and ${#patches[@]} patches)"
+	exit 0 ;;
+verify) ;;
+*) echo "series.sh: unknown command '$cmd' (accepted: write, verify)" >&2; exit 2 ;;
+esac
+
+# verify: one result per check, for results.py total.
+results=()
+result() {	# NAME pass|fail WHY
+	results+=("$(python3 -c 'import json,sys; print(json.dumps({"name": "series: " + sys.argv[1], "status": sys.argv[2], "why": sys.argv[3]}))' "$1" "$2" "$3")")
+	[ "$2" = pass ] && info "series: $1: ok" || warn "series: $1: FAILED: $3"
+}
+
+if t=$(apply_all "${patches[@]}"); then
+	result "patches/ apply to the base in order" pass ""
+	ok=1
+else
+	result "patches/ apply to the base in order" fail "$t"
+	ok=0 t=
+fi
+
+if [ $ok -eq 1 ]; then
+	# Owned kernel files against the series' result.
+	bad=()
+	while IFS= read -r f; do
+		is_harness "$f" && continue
+		h=$(git -C "$repo" hash-object "$f")
+		[ "$(git_t rev-parse -q --verify "$t:$f" 2>/dev/null)" = "$h" ] || bad+=("$f")
+	done < <(owned_files "$repo")
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "the repository's kernel files are what patches/ make" pass ""
+	else
+		result "the repository's kernel files are what patches/ make" fail \
+			"differ or missing from the series: ${bad[*]} (fold the change into its patch in out/linux, then make export)"
+	fi
+	bad=()
+	while IFS= read -r f; do
+		[ -f "$repo/$f" ] || bad+=("$f")
+	done < <(git_t diff-tree -r --name-only --diff-filter=A pcpt-base "$t")
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "every file the series adds is in the repository" pass ""
+	else
+		result "every file the series adds is in the repository" fail "only in patches/: ${bad[*]}"
+	fi
+	bad=()
+	while IFS= read -r f; do
+		is_harness "$f" && bad+=("$f")
+	done < <(git_t diff-tree -r --name-only pcpt-base "$t")
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "no patch touches the harness" pass ""
+	else
+		result "no patch touches the harness" fail "${bad[*]}"
+	fi
+fi
+
+bad=()
+for p in "${patches[@]}"; do
+	git mailinfo "$tmp/msg" "$tmp/patch" < "$p" > "$tmp/info" 2>/dev/null
+	grep -q '^Subject: ..*' "$tmp/info" && [ "$(grep -vc '^\(Signed-off-by:\|$\)' "$tmp/msg")" -gt 0 ] &&
+		grep -q '^Signed-off-by: ' "$tmp/msg" || bad+=("$(basename "$p")")
+done
+if [ ${#bad[@]} -eq 0 ]; then
+	result "every patch has a subject, a body and a Signed-off-by" pass ""
+else
+	result "every patch has a subject, a body and a Signed-off-by" fail "${bad[*]}"
+fi
+
+# checkpatch: errors and warnings fail unless allowed, with a reason, in
+# checkpatch-allow ("patch-file-glob<TAB>message-regex<TAB>reason").
+bad=()
+allow=$repo/scripts/pcpt/checkpatch-allow
+for p in "${patches[@]}"; do
+	(cd "$tree" && perl scripts/checkpatch.pl --strict --no-tree --no-summary \
+		--show-types --terse "$p") > "$tmp/cp" 2>&1
+	rm -f "$tree"/.checkpatch-camelcase.git.* 2>/dev/null
+	while IFS= read -r line; do
+		case "$line" in *": ERROR:"*|*": WARNING:"*) ;; *) continue ;; esac
+		allowed=0
+		if [ -f "$allow" ]; then
+			while IFS=$'\t' read -r glob re why; do
+				case "$glob" in ''|'#'*) continue ;; esac
+				# shellcheck disable=SC2254
+				case "$(basename "$p")" in $glob) ;; *) continue ;; esac
+				if echo "$line" | grep -Eq -- "$re"; then allowed=1; break; fi
+			done < "$allow"
+		fi
+		[ $allowed -eq 1 ] || bad+=("$(basename "$p"): ${line#*: }")
+	done < "$tmp/cp"
+done
+if [ ${#bad[@]} -eq 0 ]; then
+	result "checkpatch.pl --strict: no error or warning in any patch" pass ""
+else
+	result "checkpatch.pl --strict: no error or warning in any patch" fail "$(printf '%s; ' "${bad[@]}")"
+fi
+
+if [ $ok -eq 1 ]; then
+	mkdir -p "$tmp/series"
+	if t2=$(write_series "$tmp/series" 2>&1 | tail -1) &&
+	   mapfile -t sent < <(ls "$tmp"/series/*.patch | grep -v '/0000-cover-letter.patch$') &&
+	   [ ${#sent[@]} -eq ${#patches[@]} ] &&
+	   t3=$(apply_all "${sent[@]}" 2>/dev/null | tail -1) && [ "$t3" = "$t" ]; then
+		result "make series output applies to the base and gives the same tree" pass ""
+	else
+		result "make series output applies to the base and gives the same tree" fail "${t2:-} ${t3:-}"
+	fi
+fi
+
+mkdir -p "$(dirname "$out")"
+{
+	echo '{"label": "series", "log": "'"$out"'", "results": ['
+	(IFS=,; echo "${results[*]}")
+	echo ']}'
+} > "$out"
+for r in "${results[@]}"; do case "$r" in *'"fail"'*) exit 1 ;; esac; done
+exit 0
