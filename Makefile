@@ -451,7 +451,9 @@ endif
 
 # The README's figures as Markdown tables, from the results.json files of
 # make bench (BENCH_JSON: which ones).
-BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json)
+# The README's figures: make bench-report BENCH_JSON="$(wildcard results/*.json)"
+# (results/: the JSON of the last full make bench, committed).
+BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json $(OUT)/bench/*/this_cpu_insns*.json)
 bench-report:
 	@[ -n "$(strip $(BENCH_JSON))" ] || { echo "pcpt: error: no results.json under $(OUT)/bench: run make bench first, or name files with BENCH_JSON=" >&2; exit 2; }
 	@python3 $(S)/bench-md.py $(BENCH_JSON)

@@ -7,9 +7,11 @@
 #
 # Usage: bench-md.py RESULTS.json [RESULTS.json ...]
 # Each file contributes the parts it has: timing and fetch rows, path
-# length per operation, the boot phases, scaling.
+# length per operation, the boot phases, scaling; insn-count.py's JSON
+# (this_cpu_insns*.json) the instructions of each this_cpu probe.
 
 import json
+import os
 import sys
 
 # Operations in the order of the table, and the CPUs counted: the loop's
@@ -94,13 +96,19 @@ def phases(rows, top=8):
     steady = [r for r in rest
               if all(len(k['samples']) >= 3 for k in r['kernels'].values()) and
               max((k['spread'] for k in r['kernels'].values()), default=0) <= 0.01][:top]
+    # And every phase holding a part only the patched kernel has (the text
+    # switch runs inside a phase that moves with the host): '*' if unsteady.
+    parts = [r for r in rest if r not in steady and
+             any(v >= 1e5 for v in r['parts'].get('patched', {}).values())]
     print('Boot to the workload, kernel instructions of all CPUs, the phases where patched '
-          'differs most from base (of those within 1% across boots), then the total; '
-          '"+": parts only the patched kernel has:\n')
+          'differs most from base (of those within 1% across boots), the phases holding '
+          'work only the patched kernel does (`*`: the phase differs by more than 1% '
+          'across boots), then the total; "+": parts only the patched kernel has:\n')
     print('| phase | ' + ' | '.join(HEAD) + ' |')
     print('|---' * (len(HEAD) + 1) + '|')
-    for r in steady + [r for r in rows if r['phase'] == 'total']:
-        print(f"| {r['phase']} | " + ' | '.join(
+    for r in steady + parts + [r for r in rows if r['phase'] == 'total']:
+        star = '*' if r in parts else ''
+        print(f"| {r['phase']}{star} | " + ' | '.join(
             f'{med(r, n) / 1e6:.2f}M' + (f' ({med(r, n) / med(r, "base"):.3f})'
                                           if n != 'base' and med(r, 'base') else '')
             for n in KERNELS) + ' |')
@@ -164,6 +172,25 @@ def timing(rows):
     print()
 
 
+def probes(rows, live):
+    """insn-count.py's JSON: a this_cpu probe's instructions per kernel."""
+    print(('this_cpu operations as the running kernels execute them (the probe module\'s '
+           'text read back after alternatives)' if live else
+           'this_cpu operations in the probe module\'s object files') +
+          ', instructions of one probe function (a C function doing one operation); '
+          '"patched has": which of a TPIDR read, a preempt count update, a call, a stack '
+          'frame or a store-only atomic the patched probe still has:\n')
+    print('| operation | base | patched | patched/base | patched has |')
+    print('|---|---|---|---|---|')
+    for r in rows:
+        b, p = r.get('base', {}), r.get('patched', {})
+        has = [k for k in ('tpidr', 'preempt_count', 'call', 'frame', 'st_atomic') if p.get(k)]
+        ratio = f"{p['insns'] / b['insns']:.2f}" if b.get('insns') and 'insns' in p else '-'
+        print(f"| `{r['op']}` | {b.get('insns', '-')} | {p.get('insns', '-')} | {ratio} | "
+              f"{', '.join(has) or 'none'} |")
+    print()
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit('usage: bench-md.py RESULTS.json [RESULTS.json ...]')
@@ -173,6 +200,10 @@ def main():
                 r = json.load(f)
         except (OSError, ValueError) as e:
             sys.exit(f'bench-md.py: {path}: {e}')
+        if isinstance(r, list):
+            print(f'<!-- from {path} -->\n')
+            probes(r, 'live' in os.path.basename(path))
+            continue
         t = r.get('topology', {})
         # The scaling part boots its own topologies, listed in its rows.
         topo = ('scaling topologies' if r.get('parts') == ['scaling'] else
