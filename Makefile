@@ -338,6 +338,7 @@ check-one:
 		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
 
 check:
+	@mkdir -p $(LOGDIR) && rm -f $(LOGDIR)/check-series.log.json
 	@-$(MAKE) -s --no-print-directory series-verify
 	@SERIES_JSON=$(LOGDIR)/check-series.log.json bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(foreach c,$(CHECK_CONFIGS),$(c):$(PAGES):$(CHECK_CMDLINE_$(c)):HIBERNATE=$(if $(filter debug,$(c)),0,1):TAG=main) $(CHECK_EXTRA)"
 

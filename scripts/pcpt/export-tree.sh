@@ -40,8 +40,9 @@ mapfile -t owned < <(cd "$tree" && { git ls-files --cached --others --exclude-st
 	while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done)
 
 # Upstream edits must be committed: a patch needs a subject and a message.
-if git_t status --porcelain --untracked-files=no | cut -c4- | sort |
-	comm -12 - "$tree/.git/pcpt-base-files" | grep -q .; then
+dirty_base=$(git_t status --porcelain --untracked-files=no | cut -c4- | sort |
+	comm -12 - "$tree/.git/pcpt-base-files")
+if [ -n "$dirty_base" ]; then
 	die "uncommitted edits to base kernel files in $tree: commit them (one commit per patch) and run 'make export' again"
 fi
 
@@ -85,42 +86,69 @@ harness=(":(exclude)scripts/pcpt" ":(exclude)tools/pcpt-bench"
 # touches that file, so nothing can conflict.  A file no patch has yet
 # must be added by hand in the patch that introduces it.
 absorb_owned() {
-	local head last c f t
+	local head last f t owned_in base
 	declare -A into=()
-	git_t add -A -- "${owned[@]}" 2>/dev/null || true
+	for f in rebase-merge rebase-apply MERGE_HEAD CHERRY_PICK_HEAD; do
+		[ ! -e "$tree/.git/$f" ] ||
+			die "a git operation is in progress in $tree ($f): finish or abort it first"
+	done
+	# Uncommitted edits and deletions of the project's files first.
+	git_t add -A -- $OWNED_DIRS 2>/dev/null || true
 	if [ -n "$(git_t diff --cached --name-only)" ]; then
 		git_t commit -q -m "owned: uncommitted edits"
 	fi
-	last=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)
-	[ -n "$last" ] || last=$(git_t rev-parse pcpt-base)
-	if git_t rev-list --grep='^owned: ' pcpt-base.."$last" | grep -q .; then
-		die "an 'owned:' commit lies inside the series in $tree: fold it into the patches it changes (git commit --fixup, git rebase -i --autosquash pcpt-base)"
-	fi
 	head=$(git_t rev-parse HEAD)
-	[ "$head" != "$last" ] || return 0
+	# Everything below can be undone: git reset --hard refs/pcpt/pre-export.
+	git_t update-ref refs/pcpt/pre-export "$head"
+	undo="(the tree before export: git -C $tree reset --hard refs/pcpt/pre-export)"
+	# "owned:" commits go on top, above commits made after make tree.
+	owned_in=$(git_t rev-list --grep='^owned: ' pcpt-base..HEAD)
+	last=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)
+	if [ -n "$owned_in" ] && [ -n "$last" ] &&
+	   [ -n "$(git_t rev-list --grep='^owned: ' pcpt-base.."$last")" ]; then
+		info "moving the 'owned:' commits above the patches"
+		local ed
+		ed=$(mktemp)
+		cat > "$ed" <<'EOS'
+#!/bin/sh
+awk '/^(pick|p) [0-9a-f]+ owned: /{o = o $0 "\n"; next} {print} END {printf "%s", o}' "$1" > "$1.new" &&
+	mv "$1.new" "$1"
+EOS
+		chmod +x "$ed"
+		GIT_EDITOR=: GIT_SEQUENCE_EDITOR="$ed" git_t rebase -q -i pcpt-base >/dev/null 2>&1 ||
+			{ rm -f "$ed"; git_t rebase --abort >/dev/null 2>&1
+			  die "could not move the 'owned:' commits above the patches (a patch changes a harness file?) $undo"; }
+		rm -f "$ed"
+		last=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)
+	fi
+	base=$(git_t rev-parse pcpt-base)
+	[ -n "$last" ] || last=$base
+	[ "$(git_t rev-parse HEAD)" != "$last" ] || return 0
 	while IFS= read -r f; do
 		t=$(git_t rev-list -1 "$last" -- "$f")
-		if [ -z "$t" ] || [ "$t" = "$(git_t rev-parse pcpt-base)" ]; then
-			die "$f is in no patch yet: commit it in $tree in the patch that introduces it (git commit --fixup=<that patch>, git rebase -i --autosquash pcpt-base), then export again"
+		if [ -z "$t" ] || [ "$t" = "$base" ]; then
+			die "$f is in no patch yet: commit it in $tree in the patch that introduces it (git commit --fixup=<that patch>, git rebase -i --autosquash pcpt-base), then export again $undo"
 		fi
 		into[$t]+="$f"$'\n'
 		info "folding $f into \"$(git_t log -1 --format=%s "$t")\", the last patch that touches it (if the change belongs to an earlier one, move it there with git rebase -i in $tree and export again)"
-	done < <(git_t diff --name-only "$last" "$head" -- . "${harness[@]}")
+	done < <(git_t diff --name-only "$last" HEAD -- . "${harness[@]}")
 	[ ${#into[@]} -gt 0 ] || return 0
+	head=$(git_t rev-parse HEAD)
 	git_t reset -q --hard "$last"
 	for t in "${!into[@]}"; do
 		mapfile -t files < <(printf '%s' "${into[$t]}")
-		git_t checkout "$head" -- "${files[@]}"
-		git_t commit -q --fixup="$t"
+		# restore, not checkout: it also deletes what $head deleted.
+		git_t restore --source="$head" --staged --worktree -- "${files[@]}" ||
+			die "could not fold ${files[*]} $undo"
+		git_t commit -q --fixup="$t" || die "could not fold ${files[*]} $undo"
 	done
-	GIT_SEQUENCE_EDITOR=: git_t rebase -q -i --autosquash pcpt-base >/dev/null ||
-		die "folding the edits failed (git rebase in $tree): finish or abort it by hand"
+	GIT_EDITOR=: GIT_SEQUENCE_EDITOR=: git_t rebase -q -i --autosquash pcpt-base >/dev/null ||
+		{ git_t rebase --abort >/dev/null 2>&1; die "folding the edits failed (git rebase in $tree) $undo"; }
 	# What is left (the harness) stays in one "owned:" commit on top.
-	git_t checkout "$head" -- .
-	git_t add -A -- "${owned[@]}"
+	git_t restore --source="$head" --staged --worktree -- .
 	[ -z "$(git_t diff --cached --name-only)" ] ||
 		git_t commit -q -m "owned: files of this repository"
-	[ -z "$(git_t diff "$head" --name-only)" ] || die "folding changed the tree's content (compare with $head)"
+	[ -z "$(git_t diff "$head" --name-only)" ] || die "folding changed the tree's content $undo"
 }
 absorb_owned
 series_top=$(git_t rev-list --topo-order -1 --invert-grep --grep='^owned: ' pcpt-base..HEAD)

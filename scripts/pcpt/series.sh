@@ -17,13 +17,17 @@
 #   - patches/ apply to the base in order with 'git apply' (no fuzz, no
 #     offsets beyond git's, no rejects), as 'git am' would;
 #   - every kernel file the repository owns (not the harness: configs,
-#     scripts/pcpt, tools/pcpt-bench) is byte for byte what the series
-#     makes, and every file the series adds is one the repository owns;
-#   - no patch touches the harness;
+#     scripts/pcpt, tools/pcpt-bench) is byte for byte, and mode, what
+#     the series makes, and every file the series adds is one it owns;
+#   - out/linux, which the boots build (local edits included), is the
+#     series plus the harness;
+#   - no patch touches the harness, patches/series lists every patch;
 #   - every patch has a subject, a body and a Signed-off-by;
 #   - checkpatch.pl --strict reports no error or warning (what remains is
-#     in scripts/pcpt/checkpatch-allow, each with its reason);
-#   - the output of 'write' applies to the base and gives the same tree.
+#     in scripts/pcpt/checkpatch-allow, each with its reason, and every
+#     allowance still matches something);
+#   - the output of 'write' applies to the base, gives the same tree and
+#     carries the authors and messages git am made of patches/.
 set -uo pipefail
 
 [ $# -eq 4 ] || { echo "usage: series.sh write|verify REPO TREE OUTDIR|JSON" >&2; exit 2; }
@@ -88,7 +92,7 @@ write_series() {
 	# The cover letter comes from the series' author.
 	git -C "$tree" -c user.name="$(sed -n 1p "$tmp/author")" -c user.email="$(sed -n 2p "$tmp/author")" \
 		format-patch -q --cover-letter --zero-commit --no-signature --abbrev=12 \
-		--base=pcpt-base -o "$dir" "$first~1..$last" >/dev/null ||
+		-o "$dir" "$first~1..$last" >/dev/null ||
 		die "git format-patch failed"
 	python3 "$repo/scripts/pcpt/series-cover.py" "$repo" "$dir"/0000-cover-letter.patch ||
 		die "could not write the cover letter"
@@ -122,10 +126,13 @@ fi
 if [ $ok -eq 1 ]; then
 	# Owned kernel files against the series' result.
 	bad=()
+	git_t ls-tree -r "$t" > "$tmp/series-files"
 	while IFS= read -r f; do
 		is_harness "$f" && continue
 		h=$(git -C "$repo" hash-object "$f")
-		[ "$(git_t rev-parse -q --verify "$t:$f" 2>/dev/null)" = "$h" ] || bad+=("$f")
+		mode=100644
+		[ -x "$repo/$f" ] && mode=100755
+		grep -qxF "$mode blob $h	$f" "$tmp/series-files" || bad+=("$f")
 	done < <(owned_files "$repo")
 	if [ ${#bad[@]} -eq 0 ]; then
 		result "the repository's kernel files are what patches/ make" pass ""
@@ -142,6 +149,19 @@ if [ $ok -eq 1 ]; then
 	else
 		result "every file the series adds is in the repository" fail "only in patches/: ${bad[*]}"
 	fi
+	# What the boots build: out/linux as it is (make check builds local
+	# edits with a warning), against the series, harness aside.
+	bad=()
+	while IFS= read -r f; do
+		is_harness "$f" || bad+=("$f")
+	done < <(cd "$tree" && env -u GIT_INDEX_FILE git diff --name-only "$t" -- . &&
+		 env -u GIT_INDEX_FILE git ls-files --others --exclude-standard)
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "the tree the boots build ($tree) is the series" pass ""
+	else
+		result "the tree the boots build ($tree) is the series" fail \
+			"not in patches/: ${bad[*]} (make export, or make tree FORCE=1 to drop them)"
+	fi
 	bad=()
 	while IFS= read -r f; do
 		is_harness "$f" && bad+=("$f")
@@ -151,6 +171,17 @@ if [ $ok -eq 1 ]; then
 	else
 		result "no patch touches the harness" fail "${bad[*]}"
 	fi
+fi
+
+bad=()
+for p in "$repo"/patches/*.patch; do
+	[ -e "$p" ] || continue
+	grep -qxF "$(basename "$p")" "$repo/patches/series" || bad+=("$(basename "$p")")
+done
+if [ ${#bad[@]} -eq 0 ]; then
+	result "patches/series lists every patch in patches/" pass ""
+else
+	result "patches/series lists every patch in patches/" fail "not listed: ${bad[*]}"
 fi
 
 bad=()
@@ -166,27 +197,46 @@ else
 fi
 
 # checkpatch: errors and warnings fail unless allowed, with a reason, in
-# checkpatch-allow ("patch-file-glob<TAB>message-regex<TAB>reason").
+# checkpatch-allow ("patch-file-glob<TAB>TYPE<TAB>message-regex<TAB>reason",
+# TYPE exactly as --show-types prints it); an allowance that matches
+# nothing fails too, so the list cannot outlive what it excuses.
 bad=()
 allow=$repo/scripts/pcpt/checkpatch-allow
+declare -A used=()
 for p in "${patches[@]}"; do
 	(cd "$tree" && perl scripts/checkpatch.pl --strict --no-tree --no-summary \
 		--show-types --terse "$p") > "$tmp/cp" 2>&1
+	rc=$?
 	rm -f "$tree"/.checkpatch-camelcase.git.* 2>/dev/null
+	if [ $rc -ne 0 ] && ! grep -Eq '^[^ ]+:[0-9]+: (ERROR|WARNING):' "$tmp/cp"; then
+		bad+=("$(basename "$p"): checkpatch.pl exited $rc without a finding: $(head -2 "$tmp/cp" | tr '\n' ' ')")
+		continue
+	fi
 	while IFS= read -r line; do
-		case "$line" in *": ERROR:"*|*": WARNING:"*) ;; *) continue ;; esac
-		allowed=0
+		[[ $line =~ ^[^\ ]+:[0-9]+:\ (ERROR|WARNING):([A-Z_0-9]+):\ (.*)$ ]] || continue
+		type=${BASH_REMATCH[2]} msg=${BASH_REMATCH[3]}
+		allowed=0 n=0
 		if [ -f "$allow" ]; then
-			while IFS=$'\t' read -r glob re why; do
+			while IFS=$'\t' read -r glob atype re why; do
+				n=$((n + 1))
 				case "$glob" in ''|'#'*) continue ;; esac
 				# shellcheck disable=SC2254
 				case "$(basename "$p")" in $glob) ;; *) continue ;; esac
-				if echo "$line" | grep -Eq -- "$re"; then allowed=1; break; fi
+				[ "$atype" = "$type" ] || continue
+				if printf '%s\n' "$msg" | grep -Eq -- "$re"; then allowed=1; used[$n]=1; break; fi
 			done < "$allow"
 		fi
-		[ $allowed -eq 1 ] || bad+=("$(basename "$p"): ${line#*: }")
+		[ $allowed -eq 1 ] || bad+=("$(basename "$p"): ${BASH_REMATCH[1]}:$type: $msg")
 	done < "$tmp/cp"
 done
+n=0
+if [ -f "$allow" ]; then
+	while IFS=$'\t' read -r glob atype re why; do
+		n=$((n + 1))
+		case "$glob" in ''|'#'*) continue ;; esac
+		[ -n "${used[$n]:-}" ] || bad+=("checkpatch-allow line $n ($glob $atype) matches nothing: drop it")
+	done < "$allow"
+fi
 if [ ${#bad[@]} -eq 0 ]; then
 	result "checkpatch.pl --strict: no error or warning in any patch" pass ""
 else
@@ -202,6 +252,26 @@ if [ $ok -eq 1 ]; then
 		result "make series output applies to the base and gives the same tree" pass ""
 	else
 		result "make series output applies to the base and gives the same tree" fail "${t2:-} ${t3:-}"
+	fi
+	# ... and the same authors and messages as git am made of patches/
+	# in out/linux (pcpt-series), compared commit by commit.
+	bad=()
+	mapfile -t mine < "$tmp/commits"
+	mapfile -t laid < <(git_t rev-list --reverse pcpt-base..pcpt-series 2>/dev/null)
+	fmt='%an <%ae>%n%s%n%n%b'
+	if [ ${#mine[@]} -ne ${#laid[@]} ]; then
+		bad+=("${#mine[@]} patches mailed, ${#laid[@]} laid in $tree")
+	else
+		for i in "${!mine[@]}"; do
+			cmp -s <(git_t log -1 --format="$fmt" "${mine[$i]}" | sed 's/[[:space:]]*$//') \
+			       <(git_t log -1 --format="$fmt" "${laid[$i]}" | sed 's/[[:space:]]*$//') ||
+				bad+=("patch $((i + 1)): $(git_t log -1 --format=%s "${laid[$i]}")")
+		done
+	fi
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "make series output carries every patch's author and message" pass ""
+	else
+		result "make series output carries every patch's author and message" fail "${bad[*]}"
 	fi
 fi
 
