@@ -452,8 +452,8 @@ endif
 
 # The README's figures as Markdown tables, from the results.json files of
 # make bench (BENCH_JSON: which ones).
-# The README's figures: make bench-report BENCH_JSON="$(wildcard results/*.json)"
-# (results/: the JSON of the last full make bench, committed).
+# The README's figures: make bench-report with BENCH_JSON naming the JSON
+# of the last full make bench, committed in results/ (README, Figures).
 BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json $(OUT)/bench/*/this_cpu_insns*.json)
 bench-report:
 	@[ -n "$(strip $(BENCH_JSON))" ] || { echo "pcpt: error: no results.json under $(OUT)/bench: run make bench first, or name files with BENCH_JSON=" >&2; exit 2; }
