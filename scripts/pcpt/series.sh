@@ -60,6 +60,7 @@ done < "$repo/patches/series"
 apply_all() {
 	local p prev tree_id msg c
 	git_t read-tree pcpt-base || return 1
+	tree_id=$(git_t rev-parse pcpt-base^{tree})
 	prev=$(git_t rev-parse pcpt-base^{commit})
 	: > "$tmp/commits"
 	: > "$tmp/author"
@@ -202,7 +203,13 @@ fi
 # nothing fails too, so the list cannot outlive what it excuses.
 bad=()
 allow=$repo/scripts/pcpt/checkpatch-allow
-declare -A used=()
+a_line=() a_glob=() a_type=() a_re=() used=()
+n=0
+while IFS=$'\t' read -r glob atype re why; do
+	n=$((n + 1))
+	case "$glob" in ''|'#'*) continue ;; esac
+	a_line+=("$n") a_glob+=("$glob") a_type+=("$atype") a_re+=("$re") used+=(0)
+done < <(cat "$allow" 2>/dev/null)
 for p in "${patches[@]}"; do
 	(cd "$tree" && perl scripts/checkpatch.pl --strict --no-tree --no-summary \
 		--show-types --terse "$p") > "$tmp/cp" 2>&1
@@ -214,29 +221,24 @@ for p in "${patches[@]}"; do
 	fi
 	while IFS= read -r line; do
 		[[ $line =~ ^[^\ ]+:[0-9]+:\ (ERROR|WARNING):([A-Z_0-9]+):\ (.*)$ ]] || continue
-		type=${BASH_REMATCH[2]} msg=${BASH_REMATCH[3]}
-		allowed=0 n=0
-		if [ -f "$allow" ]; then
-			while IFS=$'\t' read -r glob atype re why; do
-				n=$((n + 1))
-				case "$glob" in ''|'#'*) continue ;; esac
-				# shellcheck disable=SC2254
-				case "$(basename "$p")" in $glob) ;; *) continue ;; esac
-				[ "$atype" = "$type" ] || continue
-				if printf '%s\n' "$msg" | grep -Eq -- "$re"; then allowed=1; used[$n]=1; break; fi
-			done < "$allow"
-		fi
-		[ $allowed -eq 1 ] || bad+=("$(basename "$p"): ${BASH_REMATCH[1]}:$type: $msg")
+		level=${BASH_REMATCH[1]} type=${BASH_REMATCH[2]} msg=${BASH_REMATCH[3]}
+		allowed=0
+		for i in "${!a_glob[@]}"; do
+			# shellcheck disable=SC2254
+			case "$(basename "$p")" in ${a_glob[$i]}) ;; *) continue ;; esac
+			[ "${a_type[$i]}" = "$type" ] || continue
+			if printf '%s\n' "$msg" | grep -Eq -- "${a_re[$i]}"; then
+				allowed=1 used[$i]=1
+				break
+			fi
+		done
+		[ $allowed -eq 1 ] || bad+=("$(basename "$p"): $level:$type: $msg")
 	done < "$tmp/cp"
 done
-n=0
-if [ -f "$allow" ]; then
-	while IFS=$'\t' read -r glob atype re why; do
-		n=$((n + 1))
-		case "$glob" in ''|'#'*) continue ;; esac
-		[ -n "${used[$n]:-}" ] || bad+=("checkpatch-allow line $n ($glob $atype) matches nothing: drop it")
-	done < "$allow"
-fi
+for i in "${!a_glob[@]}"; do
+	[ "${used[$i]}" = 1 ] ||
+		bad+=("checkpatch-allow line ${a_line[$i]} (${a_glob[$i]} ${a_type[$i]}) matches nothing: drop it")
+done
 if [ ${#bad[@]} -eq 0 ]; then
 	result "checkpatch.pl --strict: no error or warning in any patch" pass ""
 else
