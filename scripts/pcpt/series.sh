@@ -115,6 +115,14 @@ result() {	# NAME pass|fail WHY
 	results+=("$(python3 -c 'import json,sys; print(json.dumps({"name": "series: " + sys.argv[1], "status": sys.argv[2], "why": sys.argv[3]}))' "$1" "$2" "$3")")
 	[ "$2" = pass ] && info "series: $1: ok" || warn "series: $1: FAILED: $3"
 }
+# report NAME WHY: the check NAME failed with WHY if bad[] holds anything.
+report() {
+	if [ ${#bad[@]} -eq 0 ]; then
+		result "$1" pass ""
+	else
+		result "$1" fail "$2"
+	fi
+}
 
 if t=$(apply_all "${patches[@]}"); then
 	result "patches/ apply to the base in order" pass ""
@@ -135,21 +143,12 @@ if [ $ok -eq 1 ]; then
 		[ -x "$repo/$f" ] && mode=100755
 		grep -qxF "$mode blob $h	$f" "$tmp/series-files" || bad+=("$f")
 	done < <(owned_files "$repo")
-	if [ ${#bad[@]} -eq 0 ]; then
-		result "the repository's kernel files are what patches/ make" pass ""
-	else
-		result "the repository's kernel files are what patches/ make" fail \
-			"differ or missing from the series: ${bad[*]} (fold the change into its patch in out/linux, then make export)"
-	fi
+	report "the repository's kernel files are what patches/ make" "differ or missing from the series: ${bad[*]} (fold the change into its patch in out/linux, then make export)"
 	bad=()
 	while IFS= read -r f; do
 		[ -f "$repo/$f" ] || bad+=("$f")
 	done < <(git_t diff-tree -r --name-only --diff-filter=A pcpt-base "$t")
-	if [ ${#bad[@]} -eq 0 ]; then
-		result "every file the series adds is in the repository" pass ""
-	else
-		result "every file the series adds is in the repository" fail "only in patches/: ${bad[*]}"
-	fi
+	report "every file the series adds is in the repository" "only in patches/: ${bad[*]}"
 	# What the boots build: out/linux as it is (make check builds local
 	# edits with a warning), against the series, harness aside.
 	bad=()
@@ -157,21 +156,12 @@ if [ $ok -eq 1 ]; then
 		is_harness "$f" || bad+=("$f")
 	done < <(cd "$tree" && env -u GIT_INDEX_FILE git diff --name-only "$t" -- . &&
 		 env -u GIT_INDEX_FILE git ls-files --others --exclude-standard)
-	if [ ${#bad[@]} -eq 0 ]; then
-		result "the tree the boots build ($tree) is the series" pass ""
-	else
-		result "the tree the boots build ($tree) is the series" fail \
-			"not in patches/: ${bad[*]} (make export, or make tree FORCE=1 to drop them)"
-	fi
+	report "the tree the boots build ($tree) is the series" "not in patches/: ${bad[*]} (make export, or make tree FORCE=1 to drop them)"
 	bad=()
 	while IFS= read -r f; do
 		is_harness "$f" && bad+=("$f")
 	done < <(git_t diff-tree -r --name-only pcpt-base "$t")
-	if [ ${#bad[@]} -eq 0 ]; then
-		result "no patch touches the harness" pass ""
-	else
-		result "no patch touches the harness" fail "${bad[*]}"
-	fi
+	report "no patch touches the harness" "${bad[*]}"
 fi
 
 bad=()
@@ -179,11 +169,7 @@ for p in "$repo"/patches/*.patch; do
 	[ -e "$p" ] || continue
 	grep -qxF "$(basename "$p")" "$repo/patches/series" || bad+=("$(basename "$p")")
 done
-if [ ${#bad[@]} -eq 0 ]; then
-	result "patches/series lists every patch in patches/" pass ""
-else
-	result "patches/series lists every patch in patches/" fail "not listed: ${bad[*]}"
-fi
+report "patches/series lists every patch in patches/" "not listed: ${bad[*]}"
 
 bad=()
 for p in "${patches[@]}"; do
@@ -191,11 +177,7 @@ for p in "${patches[@]}"; do
 	grep -q '^Subject: ..*' "$tmp/info" && [ "$(grep -vc '^\(Signed-off-by:\|$\)' "$tmp/msg")" -gt 0 ] &&
 		grep -q '^Signed-off-by: ' "$tmp/msg" || bad+=("$(basename "$p")")
 done
-if [ ${#bad[@]} -eq 0 ]; then
-	result "every patch has a subject, a body and a Signed-off-by" pass ""
-else
-	result "every patch has a subject, a body and a Signed-off-by" fail "${bad[*]}"
-fi
+report "every patch has a subject, a body and a Signed-off-by" "${bad[*]}"
 
 # checkpatch: errors and warnings fail unless allowed, with a reason, in
 # checkpatch-allow ("patch-file-glob<TAB>TYPE<TAB>message-regex<TAB>reason",
@@ -239,11 +221,7 @@ for i in "${!a_glob[@]}"; do
 	[ "${used[$i]}" = 1 ] ||
 		bad+=("checkpatch-allow line ${a_line[$i]} (${a_glob[$i]} ${a_type[$i]}) matches nothing: drop it")
 done
-if [ ${#bad[@]} -eq 0 ]; then
-	result "checkpatch.pl --strict: no error or warning in any patch" pass ""
-else
-	result "checkpatch.pl --strict: no error or warning in any patch" fail "$(printf '%s; ' "${bad[@]}")"
-fi
+report "checkpatch.pl --strict: no error or warning in any patch" "$(printf '%s; ' "${bad[@]}")"
 
 if [ $ok -eq 1 ]; then
 	mkdir -p "$tmp/series"
@@ -270,11 +248,7 @@ if [ $ok -eq 1 ]; then
 				bad+=("patch $((i + 1)): $(git_t log -1 --format=%s "${laid[$i]}")")
 		done
 	fi
-	if [ ${#bad[@]} -eq 0 ]; then
-		result "make series output carries every patch's author and message" pass ""
-	else
-		result "make series output carries every patch's author and message" fail "${bad[*]}"
-	fi
+	report "make series output carries every patch's author and message" "${bad[*]}"
 fi
 
 mkdir -p "$(dirname "$out")"
