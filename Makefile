@@ -299,6 +299,13 @@ kselftest: build
 		KDIR=$(BLD) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- clean >/dev/null
 	@$(KSFT_MAKE) install >$(BLD)/kselftest.log 2>&1 || \
 		{ tail -20 $(BLD)/kselftest.log; echo "pcpt: error: kselftest build failed (log: $(BLD)/kselftest.log)"; exit 1; }
+	@# The harness's own tests (scripts/pcpt/guest-tests: the topology,
+	@# ptdump and module loading the selftests rely on) run first;
+	@# harness_broken.sh only when asked (BROKEN=1, guest-init.sh).
+	@cp $(S)/guest-tests/harness_*.sh $(KSFT)/percpu_pgtable/
+	@{ for t in harness_topology.sh harness_ptdump.sh harness_modload.sh; do \
+		echo "percpu_pgtable:$$t"; done; cat $(KSFT)/kselftest-list.txt; } > $(KSFT)/kselftest-list.new && \
+		mv $(KSFT)/kselftest-list.new $(KSFT)/kselftest-list.txt
 
 # The kernel's own modules (test_vmalloc, ...) go to /lib/modules.
 initramfs: kselftest

@@ -14,15 +14,13 @@
 # ktext_observe_mod loadable, a second ftrace_ops on vfs_read (debugfs
 # ktext_observe/count) counts the calls per CPU independently of the
 # tracer and its ring buffer (two ops move the call site from its own
-# ops to the list: not the step's conditions, so make ftrace-rate leaves
-# it off), and a missing CPU's view of vfs_read's entry and ftrace
+# ops to the list: not the step's conditions, so a rate measurement
+# leaves it off), and a missing CPU's view of vfs_read's entry and ftrace
 # literal is printed.  pcpt.ftrace_readers=all runs the background
 # loop on every CPU instead of one per node; pcpt.ftrace_pause=1 stops
 # the loops while the tracer is switched on, as ktext_patching.sh does.
-# Needs nothing of this project in
-# the kernel, so the unpatched base kernel runs it too:
-# scripts/pcpt/ftrace-rate.sh (make ftrace-rate) compares the miss rates
-# of the base and patched kernels.
+# Needs nothing of this series in the kernel, so the unpatched kernel
+# runs it too, and the miss rates of the two can be compared.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 

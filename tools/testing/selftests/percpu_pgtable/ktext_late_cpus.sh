@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # CPUs that come online only after boot (maxcpus= on the command line;
-# make check boots one so, with a node that has CPUs and no memory):
+# the test harness boots one so, with a node that has CPUs and no memory):
 # the copies were made at boot for every possible CPU's node, so once
 # online each of these CPUs must translate through its own table, and
 # map kernel text and rodata to its node's copy (or, for a node without
@@ -82,8 +82,8 @@ tr_view "a module loaded before the late CPUs came online, its text" "$early" 1
 if have_ptdump; then
 	out=$(sh "$DIR/ktext_locality.sh" 2>&1)
 	rc=$?
-	echo "$out" | grep -E '^# (ok|FAIL|SKIP)' | grep -v '^# ok' | head -10
-	n=$(echo "$out" | grep -c '^# ok: cpu')
+	echo "$out" | grep -E '^not ok |^ok .* # SKIP' | sed 's/^/# /' | head -10
+	n=$(echo "$out" | grep -cE '^ok [0-9]+ cpu')
 	# One check of the image per CPU, and of a module's text where
 	# modules are replicated.
 	want=$(ktext_cpus | wc -w)

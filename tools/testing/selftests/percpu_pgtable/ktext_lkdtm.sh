@@ -17,7 +17,7 @@
 # forever.
 #
 # The boot runs with oops=panic: panic_on_oops is cleared around each
-# test, and the console judge (scripts/pcpt/results.py) accepts one Oops
+# test, and a console judge (the harness's) accepts one Oops
 # and nothing else between the PCPT-EXPECT-OOPS markers written here.
 # The console carries this runner's output and the kernel's, which can
 # interleave character by character (a marker cut in two by a line of
@@ -80,7 +80,7 @@ for node in $(online_nodes); do
 done > "$verdicts"
 cat "$verdicts"
 rm -f "$verdicts"
-want=$(cmdline_opt nodes 1)
+want=$(cmdline_opt nodes "$(online_nodes | wc -w)")
 [ "$tested" -ge "$want" ] || fail "tested from $tested node(s), the guest has $want"
 if tr_present; then
 	tr_view "lkdtm's text after the faults" "$(mod_text lkdtm)" 1

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A full module window.  Booted with a small kernel_replication_modules=
-# (make check gives 556K with 4K pages: room for the observer and one
+# (556K with 4K pages: room for the observer and one
 # ktext_big module, 272 KiB with rodata and guard pages, then for a text
-# but not its rodata; make matrix gives the sizes for 16K and 64K),
+# but not its rodata; the sizes for 16K and 64K pages differ),
 # load ktext_big0..3 in turn.  The first ones must land in the window,
 # replicated (every CPU reads the master's bytes from its own node's
 # memory, ktext_observe_mod); once it is full, the next ones must load
@@ -17,7 +17,7 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 grep -q 'kernel_replication_modules=' /proc/cmdline ||
-	skip "boot with a small kernel_replication_modules= (make check does)"
+	skip "boot with a small kernel_replication_modules= (556K with 4K pages)"
 tr_active || skip "text replication is not active"
 tr_modules || { fail "modules are not replicated: $(grep '^modules:' "$TR_DEBUGFS/status")"; finish; }
 

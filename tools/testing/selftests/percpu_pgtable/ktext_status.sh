@@ -6,7 +6,7 @@
 # whose copy it uses (the one the command line made fail, and one
 # without memory, use another's), each copy lies in its node's memory,
 # and the boot log has one line per copy.  A node whose CPUs are all
-# offline (maxcpus=) still has CPUs: boot.sh gives every node some.
+# offline (maxcpus=) still has CPUs: the harness gives every node some.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
@@ -74,7 +74,7 @@ for node in $(online_nodes); do
 					fail "node $node (no memory): uses node $used, not said at boot"
 				# The nearest node with a copy (or the image), by
 				# the distances sysfs shows, one per online node in
-				# order; boot.sh makes one node nearer than the rest,
+				# order; the harness makes one node nearer than the rest,
 				# so that it is not a tie the master wins.
 				best= d_used=
 				set -- $(cat /sys/devices/system/node/node$node/distance)
@@ -88,7 +88,7 @@ for node in $(online_nodes); do
 				if [ "$d_used" = "$best" ] && [ "$best" -lt 20 ]; then
 					pass "node $node (no memory): node $used is the nearest with a copy (distance $d_used)"
 				else
-					fail "node $node (no memory): uses node $used at distance $d_used, the nearest copy is at $best (boot.sh gives one at 15)"
+					fail "node $node (no memory): uses node $used at distance $d_used, the nearest copy is at $best (the harness gives one at 15)"
 				fi
 			else
 				fail "node $node has no copy: $line"

@@ -25,19 +25,19 @@
 #    while those CPUs come back, and every CPU must read it.
 #
 # pcpt.ktext_writers=N starts them from the last N nodes only (the debug
-# boot: 1, a node with a copy of its own), 0 skips the test (the short
-# extra boots of make check); the default is every node.
+# boot: 1, a node with a copy of its own), 0 skips the test (short
+# boots of other tests); the default is every node.
 #
 # pcpt.ktext_direct=all runs every ftrace direct sample; the default,
 # cold, only ftrace-direct-too.  The others patch schedule and
 # wake_up_process, which every CPU runs all the time, and arm64 ftrace
 # patches without stop_machine(): under QEMU 7.2's multi-threaded TCG a
 # vCPU translating the page while another stores to it keeps running
-# the old bytes (kernel-replication.rst, Limitations).  In a make check
+# the old bytes (kernel-replication.rst, Limitations).  In one such
 # run one CPU of the master's node kept calling ftrace-direct-multi's
 # trampoline from schedule after the module was gone, and crashed.
-# make check runs them in a boot of their own with single-threaded TCG
-# (TCG_THREAD=single), where no vCPU translates while another stores.
+# Run them in a boot of their own with single-threaded TCG, where no
+# vCPU translates while another stores.
 DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 

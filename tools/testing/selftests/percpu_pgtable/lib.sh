@@ -1,40 +1,56 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers shared by the percpu_pgtable selftests (POSIX sh: the guest
-# runs busybox).  The expected topology comes from the guest command
-# line, which the host harness (scripts/pcpt/boot.sh) writes from the
-# same options it gives QEMU.
+# Helpers shared by the percpu_pgtable selftests (POSIX sh: busybox is
+# enough).  Parameters come from the kernel command line as pcpt.NAME=
+# (cmdline_opt): a harness that starts the machine gives the topology it
+# made (pcpt.nodes=, pcpt.cpus_per_node=, ...), so that a kernel which
+# loses a node fails; without them the tests take the machine as sysfs
+# shows it, and the sizes of their loops are the defaults.
 
-ksft_pass=0
-ksft_fail=1
-ksft_skip=4
+# Each check is one KTAP result (Documentation/dev-tools/ktap.rst), from
+# the kernel's helpers; there is no plan line, since how many checks a
+# test makes depends on the topology it finds.
+. "$DIR/../kselftest/ktap_helpers.sh"
+ksft_pass=$KSFT_PASS
+ksft_fail=$KSFT_FAIL
+ksft_skip=$KSFT_SKIP
 
 pcpt_failures=0
+# Set while checks run with their output kept aside (the soak's
+# checkpoints): they print diagnostics only, and the caller reports one
+# result for all of them.
+PCPT_KTAP_QUIET=
 
-# cmdline_opt NAME DEFAULT: value of the last pcpt.NAME= on the command
-# line; a test that runs another may override it with PCPT_NAME in the
-# environment.
-cmdline_opt()
+ktap_print_header
+
+# ktap_line HELPER TEXT: one result line; TEXT on one line, without '#'
+# (which would start a directive), and not expanded by the helpers'
+# unquoted echo.
+ktap_line()
 {
-	v=$2
-	for w in $(cat /proc/cmdline); do
-		case "$w" in
-		"pcpt.$1="*) v=${w#*=} ;;
-		esac
-	done
-	eval "echo \"\${PCPT_$1:-\$v}\""
+	set -f
+	"$1" "$(printf '%s' "$2" | tr '\n#' ' _')"
+	set +f
 }
 
 fail()
 {
-	echo "# FAIL: $*"
 	pcpt_failures=$((pcpt_failures + 1))
+	if [ -n "$PCPT_KTAP_QUIET" ]; then
+		echo "# FAIL: $*"
+	else
+		ktap_line ktap_test_fail "$*"
+	fi
 }
 
 pass()
 {
-	echo "# ok: $*"
+	if [ -n "$PCPT_KTAP_QUIET" ]; then
+		echo "# ok: $*"
+	else
+		ktap_line ktap_test_pass "$*"
+	fi
 }
 
 # A check that failed before the skip makes it a failure: skipping must
@@ -44,9 +60,15 @@ skip()
 {
 	if [ "$pcpt_failures" -ne 0 ]; then
 		echo "# $pcpt_failures check(s) failed before the skip: $*"
+		ktap_print_totals
 		exit $ksft_fail
 	fi
-	echo "# SKIP: $*"
+	if [ "$KTAP_TESTNO" -eq 1 ]; then
+		ktap_skip_all "$*"
+	else
+		ktap_line ktap_test_skip "$*"
+		ktap_print_totals
+	fi
 	exit $ksft_skip
 }
 
@@ -54,6 +76,7 @@ finish()
 {
 	# A test that loaded the observer leaves it to the next one clean.
 	[ -d "$OBSERVE" ] && rmmod ktext_observe_mod 2>/dev/null
+	ktap_print_totals
 	if [ "$pcpt_failures" -ne 0 ]; then
 		echo "# $pcpt_failures check(s) failed"
 		exit $ksft_fail
@@ -169,7 +192,8 @@ tr_why_inactive()
 		kernel_replication=off|percpu_pgtable=off) echo "$w"; return 0 ;;
 		esac
 	done
-	[ "$(cmdline_opt nodes 1)" -le 1 ] && { echo "a single node"; return 0; }
+	[ "$(cmdline_opt nodes "$(online_nodes | wc -w)")" -le 1 ] &&
+		{ echo "a single node"; return 0; }
 	return 1
 }
 
@@ -447,10 +471,10 @@ ktext_cpus()
 	done
 }
 
-# Memory hotplug through boot.sh's virtio-mem device vm0.  The guest
+# Memory hotplug through a virtio-mem device with id vm0.  The guest
 # cannot resize its own device: it asks the host by printing
 # "PCPT-QMP: qom-set vm0 requested-size BYTES" on the console, which
-# scripts/pcpt/qmp-watch.py turns into a QMP qom-set.  The request is
+# the harness turns into a QMP qom-set.  The request is
 # repeated until the memory shows up, so a line mangled by interleaved
 # kernel messages only costs time.
 MEM=/sys/devices/system/memory
@@ -469,7 +493,7 @@ vmem_init()
 {
 	vmem_why=
 	if ! ls -d /sys/bus/virtio/drivers/virtio_mem/virtio* >/dev/null 2>&1; then
-		vmem_why="no virtio-mem device (scripts/pcpt/boot.sh adds one unless VMEM_MB=0)"
+		vmem_why="no virtio-mem device (QEMU: -device virtio-mem-pci,id=vm0,... and pcpt.vmem_mb=)"
 		return 1
 	fi
 	vmem_wait=$(cmdline_opt memhp_wait 180)

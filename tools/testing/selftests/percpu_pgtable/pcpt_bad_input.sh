@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Bad input (the bad-input boot of make check, pcpt.bad_input=1, whose
+# Bad input (a boot of its own, pcpt.bad_input=1, whose
 # command line gives every boot option of the project a valid value other
 # than the default, then empty, garbage and out-of-range values): each bad
 # value is warned about with what the option accepts, the valid ones are

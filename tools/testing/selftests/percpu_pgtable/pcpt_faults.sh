@@ -99,7 +99,7 @@ trap 'restore' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 # The kernel reports failed allocations with a stack: expected from here
-# (scripts/pcpt/results.py).
+# (for a console judge).
 echo "PCPT-INJECT-BEGIN pcpt_faults" > /dev/kmsg
 
 next_pos()

@@ -7,7 +7,7 @@
 # tracing with this_cpu ops) before anything else can switch it: it must
 # be its own root, never the master, which has no this_cpu window.
 #
-# The guest writes the image to its swap disk (boot.sh HIBERNATE=1) and
+# The guest writes the image to its swap disk (pcpt.hibernate=1) and
 # powers off; the host starts QEMU again with resume=, and this script
 # goes on in the restored kernel: the write to /sys/power/state returns.
 # Then every CPU must translate through its own table, the tables must
@@ -17,7 +17,7 @@ DIR=$(dirname "$0")
 . "$DIR/lib.sh"
 
 [ "$(cmdline_opt hibernate 0)" = 1 ] ||
-	skip "no swap disk for a hibernation image (make check boots it with HIBERNATE=1)"
+	skip "no swap disk for a hibernation image (pcpt.hibernate=1 and a swap disk at /dev/vda)"
 debugfs_mount
 grep -qw disk /sys/power/state ||
 	{ fail "'disk' not in /sys/power/state ($(cat /sys/power/state)): CONFIG_HIBERNATION?"; finish; }
@@ -30,7 +30,7 @@ for d in /sys/bus/virtio/drivers/virtio_mem/virtio*; do
 done
 cpu0=$(grep '^cpu0: ' "$PCPT_DEBUGFS/status" 2>/dev/null)
 echo "# before: $cpu0"
-# Write the image and power off (PSCI SYSTEM_OFF); boot.sh restores it.
+# Write the image and power off (PSCI SYSTEM_OFF); the host restores it.
 echo shutdown > /sys/power/disk
 # Straight to the console: the runner buffers what tests print.
 echo "PCPT-HIBERNATE: powering off" > /dev/console

@@ -11,7 +11,7 @@ DIR=$(dirname "$0")
 
 debugfs_mount
 [ "$(cmdline_opt kexeced 0)" = 1 ] ||
-	skip "not booted by kexec (make matrix boots that with KEXEC=1)"
+	skip "not booted by kexec (pcpt.kexeced=1 on the kexec command line)"
 pass "booted by kexec_file_load"
 if grep -qw 'percpu_pgtable=off' /proc/cmdline; then
 	finish

@@ -10,7 +10,7 @@
 #
 # The guest asks the host for each resize (lib.sh, vmem_request).
 #
-# The host places the device far above the RAM (boot.sh: 8 TiB up), so
+# The host places the device far above the RAM (the harness: 8 TiB up), so
 # hot-add creates a top-level entry of the linear map that did not exist
 # (and of the vmemmap, if its struct pages cross into a new one) and
 # hot-remove clears them again (free_empty_tables()): every copy must

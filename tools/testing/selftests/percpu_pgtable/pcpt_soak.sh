@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (make soak, and briefly in make check): everything at once, on
+# Soak (a long run of its own, or a short one): everything at once, on
 # CPUs of every node, then the checks that would see what got lost.
 #
 # Concurrently, until pcpt.soak_cycles module loads are done (in all, on
@@ -22,7 +22,7 @@
 #    depopulated), each read and written through the window;
 #  - counter writers run this_cpu ops while a migrator moves them;
 #  - memory hotplug adds the virtio-mem device's blocks (a new top-level
-#    entry of the linear map: boot.sh places it 8 TiB up), touches them
+#    entry of the linear map: the harness places it 8 TiB up), touches them
 #    from a CPU of every node (pcpt_test_mod) and removes them again.
 #
 # Every pcpt.soak_checkpoint seconds (default 30; 0: none) the workers
@@ -58,7 +58,7 @@ case "$cycles$secs$cp_every" in
 	finish ;;
 esac
 [ "$cycles" -gt 0 ] || [ "$secs" -gt 0 ] ||
-	skip "no soak on this boot (pcpt.soak_cycles=N and/or pcpt.soak_seconds=S: make soak)"
+	skip "no soak on this boot (pcpt.soak_cycles=N and/or pcpt.soak_seconds=S)"
 debugfs_mount
 T=/sys/kernel/tracing
 [ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
@@ -419,6 +419,8 @@ checkpoint()
 	f0=$pcpt_failures
 	# The helpers' variables are global: tr_view's reads set "nodes".
 	keep_nodes=$nodes
+	# One result for every checkpoint at the end; failures show here.
+	PCPT_KTAP_QUIET=1
 	{
 		if pcpt_active; then
 			pcpt_check "checkpoint $gen"
@@ -448,6 +450,7 @@ checkpoint()
 				fail "checkpoint $gen: master entries $x, $n_before before the soak (+$k for KASAN's shadow)"
 		fi
 	} > $W/cp.out 2>&1
+	PCPT_KTAP_QUIET=
 	nodes=$keep_nodes
 	rm -f $W/quiet $pause
 	grep '^# FAIL' $W/cp.out
