@@ -245,12 +245,12 @@ export CCACHE_BASEDIR ?= $(REPO)
 export CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 .PHONY: help deps tree export sync build kselftest initramfs run check \
-	check-one matrix soak bench bench-run bench-report series series-verify repeat ftrace-rate base clean distclean
+	check-one matrix soak bench bench-run bench-report series series-verify series-check kunit repeat ftrace-rate base clean distclean
 
 help:
 	@echo "make run       build, boot $(NODES) nodes x $(CPUS_PER_NODE) CPUs, print the report"; \
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
-	echo "make matrix    check the wider MATRIX ($(MATRIX))"; \
+	echo "make matrix    make series-check (SERIES_CHECK=0: not), then check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
 	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); BENCH_BASE=0: patched alone)"; \
 	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
@@ -260,6 +260,8 @@ help:
 	echo "make export    write out/linux's commits/files back to patches/ and the tree"; \
 	echo "make series    the series as mailed (format-patch + cover letter) in out/series/"; \
 	echo "make series-verify  patches/ apply to the base and make the repository's kernel files; checkpatch (in make check)"; \
+	echo "make series-check   build every prefix of the series, options on and off, W=1 (in make matrix; SERIES_FROM=, SERIES_TO=, SERIES_KINDS='on off')"; \
+	echo "make kunit     the KUnit suites through tools/testing/kunit/kunit.py (mm/tests/.kunitconfig) on NODES x CPUS_PER_NODE"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
 	echo "         CPUS_PER_NODE=1..16 (NODES x CPUS_PER_NODE: 16 at most, 64 with CONFIG=scale)  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
@@ -286,6 +288,17 @@ series: sync
 series-verify: sync
 	@mkdir -p $(LOGDIR) && rm -f $(LOGDIR)/check-series.log.json
 	@bash $(S)/series.sh verify $(REPO) $(TREE) $(LOGDIR)/check-series.log.json
+
+# Every prefix of the series builds, options on and off, W=1 (make matrix).
+series-check: sync
+	@mkdir -p $(LOGDIR) && rm -f $(LOGDIR)/check-series-check.log.json
+	@PAGES=$(PAGES) bash $(S)/series-check.sh $(REPO) $(TREE) $(OUT)/series-check \
+		$(LOGDIR)/check-series-check.log.json
+
+# The KUnit suites through tools/testing/kunit/kunit.py and
+# mm/tests/.kunitconfig, NODES x CPUS_PER_NODE (its own kernel and build).
+kunit: sync
+	@bash $(S)/kunit-run.sh $(TREE) $(OUT)/kunit $(NODES) $(CPUS_PER_NODE)
 
 sync: deps
 	@bash $(S)/lay-tree.sh --sync $(REPO) $(TREE)
@@ -377,8 +390,15 @@ soak:
 		$(if $(filter default,$(SOAK_CONFIGS)),default:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak) \
 		$(if $(filter debug,$(SOAK_CONFIGS)),debug:$(PAGES):pcpt.only=soak|pcpt_faults$(,)pcpt.soak_cycles=$(SOAK_DEBUG_CYCLES)$(,)pcpt.soak_seconds=$(SOAK_SECONDS)$(,)pcpt.soak_checkpoint=$(SOAK_DEBUG_CHECKPOINT)$(,)pcpt.ksft_timeout=999999:NODES=$(SOAK_NODES):TAG=soak))"
 
+# SERIES_CHECK=0: the boots alone (a MATRIX subset while developing).
+SERIES_CHECK ?= 1
 matrix:
-	@bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"
+	@case "$(SERIES_CHECK)" in 0|1) ;; *) \
+		echo "pcpt: error: SERIES_CHECK=$(SERIES_CHECK): 0 or 1 expected" >&2; exit 2 ;; esac
+	@rm -f $(LOGDIR)/check-series-check.log.json
+	@$(if $(filter 1,$(SERIES_CHECK)),$(MAKE) -s --no-print-directory series-check || true)
+	@$(if $(filter 1,$(SERIES_CHECK)),SERIES_JSON=$(LOGDIR)/check-series-check.log.json) \
+		bash $(S)/check.sh "$(MAKE)" $(LOGDIR) "$(MATRIX)"
 
 # Base (no patches, none of our files) and patched kernels from the same
 # fragments, booted alternately in one run.  Fragment symbols the base
