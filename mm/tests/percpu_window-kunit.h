@@ -309,8 +309,13 @@ static void pcpw_test_unbounded(struct kunit *test)
 	const size_t sizes[2] = { PAGE_SIZE, PAGE_SIZE };
 	struct vm_struct **vms;
 
-	if (pcpu_window_bounded)
+	if (pcpu_window_bounded) {
+		/* A first chunk that did not fit lifts the bound (pcpu_vm_unbound()). */
+		KUNIT_ASSERT_EQ_MSG(test, (unsigned long)pcpu_base_addr,
+				    (unsigned long)PCPU_WINDOW_VM_START,
+				    "chunks bounded, but the first chunk lies outside the range");
 		kunit_skip(test, "the page first chunk is in use: chunks are bounded by design");
+	}
 	vms = pcpu_get_vm_areas(offsets, sizes, 2, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, vms,
 				  "no percpu areas %#lx apart: chunks bounded without the window",

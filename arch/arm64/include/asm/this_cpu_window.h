@@ -32,6 +32,8 @@ extern bool pcpu_window_bounded;
 #endif
 #define PCPU_VM_START		(pcpu_window_bounded ? PCPU_WINDOW_VM_START : VMALLOC_START)
 #define PCPU_VM_END		(pcpu_window_bounded ? PCPU_WINDOW_VM_END : VMALLOC_END)
+/* A first chunk too big for the range: the window stays off. */
+#define pcpu_vm_unbound()	(pcpu_window_bounded = false)
 /* Not global: the window must not survive into EL0 under KPTI. */
 #define THIS_CPU_WINDOW_PROT	__pgprot(pgprot_val(PAGE_KERNEL) | PTE_NG)
 

@@ -24,6 +24,20 @@ PCPT_KTAP_QUIET=
 
 ktap_print_header
 
+# cmdline_opt NAME DEFAULT: value of the last pcpt.NAME= on the command
+# line; a test that runs another may override it with PCPT_NAME in the
+# environment.
+cmdline_opt()
+{
+	v=$2
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		"pcpt.$1="*) v=${w#*=} ;;
+		esac
+	done
+	eval "echo \"\${PCPT_$1:-\$v}\""
+}
+
 # ktap_line HELPER TEXT: one result line; TEXT on one line, without '#'
 # (which would start a directive), and not expanded by the helpers'
 # unquoted echo.
@@ -64,7 +78,7 @@ skip()
 		exit $ksft_fail
 	fi
 	if [ "$KTAP_TESTNO" -eq 1 ]; then
-		ktap_skip_all "$*"
+		ktap_line ktap_skip_all "$*"
 	else
 		ktap_line ktap_test_skip "$*"
 		ktap_print_totals
