@@ -25,6 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 mkdir -p "$bld"
+# A log of this run only: a configuration that fails leaves no stale one.
+rm -f "$bld/build.log"
 bld=$(cd "$bld" && pwd)
 for f in "$@"; do [ -f "$f" ] || die "config fragment $f not found"; done
 cat "$@" > "$bld/.pcpt-fragment.new"

@@ -22,6 +22,8 @@ mkdir -p "$bld"
 bld=$(cd "$bld" && pwd)
 mem=512
 args="-smp $((nodes * cpn)) -m $((nodes * mem))M"
+# kunit.py's virt machine has a GICv2, which stops at 8 CPUs.
+[ $((nodes * cpn)) -le 8 ] || args+=" -machine gic-version=3"
 for ((n = 0; n < nodes; n++)); do
 	args+=" -object memory-backend-ram,id=m$n,size=${mem}M"
 done

@@ -12,18 +12,23 @@
 #   on   the default fragments (pcpt.config, pcpt-$PAGES.config): every
 #        project option the prefix lets be set is on;
 #   off  the same with pcpt-off.config: every project option off.
-# A prefix passes when both builds succeed and W=1 reports no warning in
-# a file the series has touched by then.  Where the two configurations
+# A prefix passes when both builds succeed and W=1 reports no warning
+# that is the series' (series-check-warn.py: in a file the series has
+# touched by then, any modpost, linker or Kconfig warning), and kernel-doc
+# finds no more in a touched header than in the base's.  Where the two configurations
 # come out the same (before the architecture lets the options be set),
 # off is configured and compared, not built again.  Every prefix is built (a break
 # does not hide a later one); the summary names the first that breaks.
 # One result per prefix and kind goes to JSON, for results.py total.
 #
 # Incremental: one build directory per kind, reconfigured at every prefix
-# (Kconfig changes with the series), so a patch rebuilds what it touches.
-# OUTDIR/linux and OUTDIR/build/KIND sit at the same relative place as
-# out/linux and out/build/LABEL, so ccache (CCACHE_BASEDIR) shares hits
-# with the ordinary builds.
+# (Kconfig changes with the series), so a patch rebuilds what it touches;
+# ccache (CCACHE_BASEDIR) shares hits between the two kinds and between
+# runs, not with the ordinary builds (W=1 changes the flags).
+#
+# The project's options may come out unset at a prefix that does not
+# define them or does not let them be set yet; once one has been on, it
+# must stay on, and at the last patch every one must be.
 #
 # Environment: PAGES (4k, 16k, 64k, 64k52; default 4k), SERIES_FROM and
 # SERIES_TO (first and last patch number to build, default the whole
@@ -33,15 +38,18 @@
 set -uo pipefail
 
 [ $# -eq 4 ] || { echo "usage: series-check.sh REPO TREE OUTDIR JSON" >&2; exit 2; }
-repo=$(cd "$1" && pwd) tree=$(cd "$2" && pwd) out=$3 json=$4
+repo=$(cd "$1" && pwd) tree=$(cd "$2" && pwd)
+out=$(realpath -m "$3") json=$(realpath -m "$4")
 here=$repo/scripts/pcpt
 . "$here/lib.sh"
 unset GIT_INDEX_FILE
 
 pages=${PAGES:-4k}
 cfgdir=$repo/arch/arm64/configs
-[ -f "$cfgdir/pcpt-$pages.config" ] ||
-	die "PAGES=$pages: accepted: $(cd "$cfgdir" && ls pcpt-*k*.config | sed 's/pcpt-//; s/\.config//' | tr '\n' ' ')"
+case "$pages" in
+4k|16k|64k|64k52) ;;
+*) die "PAGES=$pages: accepted: 4k 16k 64k 64k52" ;;
+esac
 kinds=${SERIES_KINDS:-on off}
 for k in $kinds; do
 	case "$k" in on|off) ;; *) die "SERIES_KINDS has '$k'; accepted: on off" ;; esac
@@ -71,8 +79,10 @@ frags_off=("${frags_on[@]}" "$cfgdir/pcpt-off.config")
 
 wt=$out/linux
 mkdir -p "$out/logs"
-if [ ! -e "$wt/.git" ]; then
+# A worktree whose repository was laid out again (make tree) is dead.
+if ! git -C "$wt" rev-parse --git-dir >/dev/null 2>&1; then
 	rm -rf "$wt"
+	git -C "$tree" worktree prune
 	git -C "$tree" worktree add -q --detach "$wt" pcpt-base ||
 		die "could not add a worktree at $wt"
 fi
@@ -83,7 +93,7 @@ results=()
 result() {	# NAME pass|fail WHY
 	results+=("$(python3 -c 'import json,sys; print(json.dumps({"name": "series-check: " + sys.argv[1], "status": sys.argv[2], "why": sys.argv[3]}))' "$1" "$2" "$3")")
 }
-first_bad= prev_on= prev_rc=1
+first_bad= prev_on= prev_rc=1 must=
 start=$(date +%s)
 for ((i = from; i <= to; i++)); do
 	c=${commits[$((i - 1))]}
@@ -91,7 +101,29 @@ for ((i = from; i <= to; i++)); do
 	subj=$(git -C "$tree" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c" || die "could not check out patch $nn in $wt"
 	# Files the series has touched so far: W=1 warnings there are ours.
-	mapfile -t touched < <(git -C "$wt" diff --name-only pcpt-base "$c")
+	git -C "$wt" diff --name-only pcpt-base "$c" > "$out/touched"
+	# kernel-doc of touched headers (W=1 runs it on .c files only):
+	# more warnings than the base's header has are the series'.
+	kdoc=()
+	while IFS= read -r f; do
+		case "$f" in *.h) ;; *) continue ;; esac
+		[ -f "$wt/$f" ] || continue
+		now=$(perl "$wt/scripts/kernel-doc" -none -Wall "$wt/$f" 2>&1 | grep -c 'warning' || true)
+		was=0
+		if git -C "$wt" cat-file -e "pcpt-base:$f" 2>/dev/null; then
+			git -C "$wt" show "pcpt-base:$f" > "$out/base.h"
+			was=$(perl "$wt/scripts/kernel-doc" -none -Wall "$out/base.h" 2>&1 | grep -c 'warning' || true)
+		fi
+		[ "$now" -le "$was" ] || kdoc+=("$f: $now kernel-doc warnings, $was in the base")
+	done < "$out/touched"
+	# Options that were on once must be on from then; none may be off
+	# at the last patch.
+	lax_now=
+	if [ "$i" -lt "$n" ]; then
+		for s in $lax; do
+			case " $must " in *" $s "*) ;; *) lax_now+=" $s" ;; esac
+		done
+	fi
 	for k in $kinds; do
 		bld=$out/build/$k
 		log=$out/logs/$nn-$k.log
@@ -101,7 +133,7 @@ for ((i = from; i <= to; i++)); do
 		t0=$(date +%s)
 		same=0
 		if [ "$k" = off ] && [ "$prev_on" = "$i" ] &&
-		   PCPT_CONFIG_ONLY=1 PCPT_RECONFIGURE=1 PCPT_LAX_SYMS="$lax" \
+		   PCPT_CONFIG_ONLY=1 PCPT_RECONFIGURE=1 PCPT_LAX_SYMS="$lax_now" \
 			bash "$here/build-kernel.sh" "$wt" "$bld" "${frags[@]}" > "$log" 2>&1 &&
 		   cmp -s "$bld/.config" "$out/build/on/.config"; then
 			same=1
@@ -110,29 +142,32 @@ for ((i = from; i <= to; i++)); do
 			rc=$prev_rc
 			cp "$out/build/on/build.log" "$bld/build.log"
 		else
-			PCPT_RECONFIGURE=1 PCPT_LAX_SYMS="$lax" W=1 \
+			PCPT_RECONFIGURE=1 PCPT_LAX_SYMS="$lax_now" W=1 \
 				bash "$here/build-kernel.sh" "$wt" "$bld" "${frags[@]}" >> "$log" 2>&1
 			rc=$?
 		fi
 		if [ "$k" = on ]; then
 			prev_on=$i prev_rc=$rc
+			for s in $(grep -oE '^CONFIG_[A-Z0-9_]+=y' "$bld/.config" 2>/dev/null | sed 's/=y$//'); do
+				case " $lax " in *" $s "*) must+=" $s" ;; esac
+			done
 		fi
 		on=$(grep -oE '^CONFIG_(PERCPU_PGTABLE|THIS_CPU_WINDOW|KERNEL_REPLICATION)=y' "$bld/.config" 2>/dev/null |
 		     sed 's/^CONFIG_//; s/=y$//' | tr '\n' ' ')
 		why=
 		if [ $rc -ne 0 ]; then
-			why="build failed: $(grep -E 'error|Error' "$bld/build.log" "$log" 2>/dev/null |
-				head -3 | sed 's/^[^:]*://' | tr '\n' ' ')(log: $log)"
+			# The compiler's or linker's first error, else what
+			# build-kernel.sh said (a configuration that failed).
+			err=$(grep -hE ': (fatal )?error: |undefined reference to|^ERROR: ' \
+				"$bld/build.log" 2>/dev/null | head -3)
+			[ -n "$err" ] || err=$(grep -E 'error|warning' "$log" | head -3)
+			why="build failed: $(echo "$err" | tr '\n' ' ')(log: $log, $bld/build.log)"
 		else
-			ours=()
-			while IFS= read -r w; do
-				f=${w%%:*}
-				f=${f#"$wt"/}
-				while [[ $f == ../* ]]; do f=${f#../}; done
-				f=${f#linux/}
-				printf '%s\n' "${touched[@]}" | grep -qxF "$f" && ours+=("$w")
-			done < <(grep -E '^[^ ]+:[0-9]+(:[0-9]+)?: warning:' "$bld/build.log" | sort -u)
-			[ ${#ours[@]} -eq 0 ] || why="W=1 warnings in files the series touches: ${ours[*]:0:3}"
+			mapfile -t ours < <(python3 "$here/series-check-warn.py" "$wt" "$out/touched" \
+				"$bld/build.log" "$bld/config.log")
+			ours+=("${kdoc[@]}")
+			[ ${#ours[@]} -eq 0 ] ||
+				why="${#ours[@]} warning(s) of the series: ${ours[*]:0:3} (log: $bld/build.log)"
 		fi
 		if [ -z "$why" ]; then
 			result "$nn $k builds ($subj)" pass ""
@@ -149,7 +184,7 @@ info "series-check: patches $from-$to built in $(($(date +%s) - start)) s"
 
 mkdir -p "$(dirname "$json")"
 {
-	echo '{"label": "series-check", "log": "'"$out/logs"'", "results": ['
+	python3 -c 'import json,sys; print("{\"label\": \"series-check\", \"log\": %s, \"results\": [" % json.dumps(sys.argv[1]))' "$out/logs"
 	(IFS=,; echo "${results[*]}")
 	echo ']}'
 } > "$json"
