@@ -23,6 +23,8 @@
 #     series plus the harness;
 #   - no patch touches the harness, patches/series lists every patch;
 #   - every patch has a subject, a body and a Signed-off-by;
+#   - the footprint in files the base has: at most 800 changed lines, 300
+#     of them in mm/ and include/linux/;
 #   - checkpatch.pl --strict reports no error or warning (what remains is
 #     in scripts/pcpt/checkpatch-allow, each with its reason, and every
 #     allowance still matches something);
@@ -178,6 +180,32 @@ for p in "${patches[@]}"; do
 		grep -q '^Signed-off-by: ' "$tmp/msg" || bad+=("$(basename "$p")")
 done
 report "every patch has a subject, a body and a Signed-off-by" "${bad[*]}"
+
+# Footprint in files the base already has (issue 16's limits): changed
+# lines of patches/ hunks, in all such files and in mm/ and include/linux/.
+bad=()
+git_t ls-tree -r --name-only pcpt-base > "$tmp/base-files"
+read -r fp_all fp_mm < <(python3 - "$tmp/base-files" "${patches[@]}" <<'EOS'
+import sys
+base = set(open(sys.argv[1]).read().split('\n'))
+total = core = 0
+for p in sys.argv[2:]:
+    cur = None
+    for line in open(p, errors='replace'):
+        if line.startswith('diff --git '):
+            cur = line.rstrip('\n').split(' b/', 1)[1]
+        elif line.startswith(('+++ ', '--- ')) or cur not in base:
+            continue
+        elif line.startswith(('+', '-')):
+            total += 1
+            core += cur.startswith(('mm/', 'include/linux/'))
+print(total, core)
+EOS
+)
+info "series: footprint in existing upstream files: ${fp_all:-?} changed lines (limit 800), ${fp_mm:-?} in mm/ and include/linux/ (limit 300)"
+[ -n "${fp_all:-}" ] && [ "$fp_all" -le 800 ] && [ "$fp_mm" -le 300 ] ||
+	bad+=("${fp_all:-?} changed lines in existing files (limit 800), ${fp_mm:-?} in mm/ and include/linux/ (limit 300)")
+report "footprint in existing upstream files within 800 changed lines, 300 in mm/ and include/linux/" "${bad[*]}"
 
 # checkpatch: errors and warnings fail unless allowed, with a reason, in
 # checkpatch-allow ("patch-file-glob<TAB>TYPE<TAB>message-regex<TAB>reason",
