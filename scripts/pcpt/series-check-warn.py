@@ -5,11 +5,13 @@
 Usage: series-check-warn.py WORKTREE TOUCHED_LIST BUILD_LOG CONFIG_LOG
 
 Prints one line per warning that counts against the prefix:
-  - a compiler, assembler or kernel-doc warning located in a file the
-    series has touched by then (the diagnostic's own file; a warning in
+  - a compiler, assembler or kernel-doc warning (or kernel-doc error,
+    which does not fail the build) located in a file the series has
+    touched by then (the diagnostic's own file; a warning in
     an untouched file reached through a macro of a touched header is not
     attributed: the base has such warnings too, at lines that move);
-  - any modpost or linker warning (the base configuration has none);
+  - any modpost or linker warning, and any assembler warning on a
+    compiler's temporary file (the base configuration has none);
   - any Kconfig warning (unmet dependencies) from the configuration but
     the overrides pcpt-off.config makes on purpose.
 """
@@ -18,8 +20,11 @@ import sys
 
 wt, touched_list, build_log, config_log = sys.argv[1:5]
 touched = set(l.strip() for l in open(touched_list) if l.strip())
-DIAG = re.compile(r'^(\S+?):\d+(?::\d+)?: (?:warning|Warning|WARNING): ')
-LINK = re.compile(r'WARNING: modpost: |\bld(?:\.bfd)?: warning: |^ld: .*warning')
+DIAG = re.compile(r'^(\S+?):\d+(?::\d+)?: (?:warning|Warning|WARNING|error): ')
+# modpost, the linker (also file:line:(section+offset): warning:), and the
+# assembler on a compiler's temporary file (inline asm of a C file).
+LINK = re.compile(r'WARNING: modpost: |\bld(?:\.bfd)?: warning: |^ld: .*warning|'
+                  r':\(\S+\): warning: |^/tmp/\S+\.s:\d+: (?:Warning|Error): ')
 
 
 def repo_path(path):

@@ -79,8 +79,9 @@ frags_off=("${frags_on[@]}" "$cfgdir/pcpt-off.config")
 
 wt=$out/linux
 mkdir -p "$out/logs"
-# A worktree whose repository was laid out again (make tree) is dead.
-if ! git -C "$wt" rev-parse --git-dir >/dev/null 2>&1; then
+# A worktree whose repository was laid out again (make tree) is dead;
+# one without .git would let git find the repository above out/.
+if [ "$(git -C "$wt" rev-parse --show-toplevel 2>/dev/null)" != "$wt" ]; then
 	rm -rf "$wt"
 	git -C "$tree" worktree prune
 	git -C "$tree" worktree add -q --detach "$wt" pcpt-base ||
@@ -108,13 +109,19 @@ for ((i = from; i <= to; i++)); do
 	while IFS= read -r f; do
 		case "$f" in *.h) ;; *) continue ;; esac
 		[ -f "$wt/$f" ] || continue
-		now=$(perl "$wt/scripts/kernel-doc" -none -Wall "$wt/$f" 2>&1 | grep -c 'warning' || true)
-		was=0
+		# Messages without file and line: one fixed and one added
+		# in the same header is one added.
+		perl "$wt/scripts/kernel-doc" -none -Wall "$wt/$f" 2>&1 |
+			grep -E 'warning|error' | sed -E 's/^[^ ]*:[0-9]+: //' | sort > "$out/kdoc.now"
+		: > "$out/kdoc.was"
 		if git -C "$wt" cat-file -e "pcpt-base:$f" 2>/dev/null; then
 			git -C "$wt" show "pcpt-base:$f" > "$out/base.h"
-			was=$(perl "$wt/scripts/kernel-doc" -none -Wall "$out/base.h" 2>&1 | grep -c 'warning' || true)
+			perl "$wt/scripts/kernel-doc" -none -Wall "$out/base.h" 2>&1 |
+				grep -E 'warning|error' | sed -E 's/^[^ ]*:[0-9]+: //' | sort > "$out/kdoc.was"
 		fi
-		[ "$now" -le "$was" ] || kdoc+=("$f: $now kernel-doc warnings, $was in the base")
+		while IFS= read -r m; do
+			kdoc+=("$f: kernel-doc: $m")
+		done < <(comm -23 "$out/kdoc.now" "$out/kdoc.was")
 	done < "$out/touched"
 	# Options that were on once must be on from then; none may be off
 	# at the last patch.
@@ -158,7 +165,7 @@ for ((i = from; i <= to; i++)); do
 		if [ $rc -ne 0 ]; then
 			# The compiler's or linker's first error, else what
 			# build-kernel.sh said (a configuration that failed).
-			err=$(grep -hE ': (fatal )?error: |undefined reference to|^ERROR: ' \
+			err=$(grep -hE ': (fatal )?error: |: Error: |undefined reference to|relocation truncated|^ERROR: |\*\*\* No rule to make target' \
 				"$bld/build.log" 2>/dev/null | head -3)
 			[ -n "$err" ] || err=$(grep -E 'error|warning' "$log" | head -3)
 			why="build failed: $(echo "$err" | tr '\n' ' ')(log: $log, $bld/build.log)"

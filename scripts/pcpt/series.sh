@@ -225,7 +225,8 @@ for p in "${patches[@]}"; do
 		--show-types --terse "$p") > "$tmp/cp" 2>&1
 	rc=$?
 	rm -f "$tree"/.checkpatch-camelcase.git.* 2>/dev/null
-	if [ $rc -ne 0 ] && ! grep -Eq '^[^ ]+:[0-9]+: (ERROR|WARNING):' "$tmp/cp"; then
+	# checkpatch exits 1 on checks too.
+	if [ $rc -ne 0 ] && ! grep -Eq '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' "$tmp/cp"; then
 		bad+=("$(basename "$p"): checkpatch.pl exited $rc without a finding: $(head -2 "$tmp/cp" | tr '\n' ' ')")
 		continue
 	fi

@@ -609,7 +609,7 @@ mw_after=$(mw_pages)
 	fail "module window held '$mw_before' before, '$mw_after' after"
 rmmod pcpw_test_mod || fail "rmmod pcpw_test_mod"
 rmmod ktext_test_mod || fail "rmmod ktext_test_mod"
-tmis=$(sed -n 's/^mismatches: //p' "$PCPT_DEBUGFS/check" 2>/dev/null)
+tbl_mis=$(sed -n 's/^mismatches: //p' "$PCPT_DEBUGFS/check" 2>/dev/null)
 cmis=$(sed -n 's/^mismatches: //p' "$TR_DEBUGFS/verify" 2>/dev/null)
 p0=$(echo "$mw_before" | awk '{ print $1 }')
 p1=$(echo "$mw_after" | awk '{ print $1 }')
@@ -617,6 +617,6 @@ echo "# soak: $took s, $loads module cycles, $toggles patching switches, $plugs 
 	"$churns percpu churns, $mems memory hotplug cycles, $incs increments (lost: $lost)," \
 	"$cps checkpoints," \
 	"window pages ${win_before:-n/a} -> ${win_after:-n/a}," \
-	"table mismatches ${tmis:-n/a}, copy mismatches ${cmis:-n/a}," \
+	"table mismatches ${tbl_mis:-n/a}, copy mismatches ${cmis:-n/a}," \
 	"module window pages leaked $((${p1:-0} - ${p0:-0})), failed checks $pcpt_failures"
 finish
