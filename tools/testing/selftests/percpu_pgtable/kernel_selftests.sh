@@ -29,7 +29,8 @@ else
 	if echo "$log" | grep -q 'percpu test done' && ! echo "$log" | grep -q 'WARNING:'; then
 		pass "lib/percpu_test.c: every op as expected"
 	else
-		fail "lib/percpu_test.c: $(echo "$log" | grep -E 'percpu test|WARNING' | tail -3 | tr '\n' ';')"
+		fail "lib/percpu_test.c:" \
+			"$(echo "$log" | grep -E 'percpu test|WARNING' | tail -3 | tr '\n' ';')"
 	fi
 fi
 
@@ -41,13 +42,16 @@ else
 	# From a CPU of every node: each load flips the keys of the two
 	# modules and patches their branches, in every copy of their text.
 	for node in $(online_nodes); do
-		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $1 }')
+		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" |
+			awk '{ print $1 }')
 		[ -n "$cpu" ] || continue
 		if taskset -c "$cpu" insmod "$base" && taskset -c "$cpu" insmod "$keys"; then
-			pass "lib/test_static_keys.c on cpu$cpu (node $node): every key and branch as expected"
+			pass "lib/test_static_keys.c on cpu$cpu (node $node):" \
+				"every key and branch as expected"
 			rmmod test_static_keys
 		else
-			fail "lib/test_static_keys.c on cpu$cpu failed: $(dmesg | tail -3 | tr '\n' ';')"
+			fail "lib/test_static_keys.c on cpu$cpu failed:" \
+				"$(dmesg | tail -3 | tr '\n' ';')"
 		fi
 		rmmod test_static_key_base 2>/dev/null
 	done

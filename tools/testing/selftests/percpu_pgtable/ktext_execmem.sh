@@ -73,7 +73,8 @@ if grep -q '^ready$' "$out"; then
 		n=$(sed -n "s/^cpu$c: //p" "$out")
 		[ "${n:-0}" -gt 0 ] || zero="$zero $c"
 	done
-	[ -z "$zero" ] && pass "BPF program ran on every CPU ($(grep '^cpu' "$out" | tr '\n' ' '))" ||
+	[ -z "$zero" ] &&
+		pass "BPF program ran on every CPU ($(grep '^cpu' "$out" | tr '\n' ' '))" ||
 		fail "BPF program did not run on CPU(s)$zero: $(tr '\n' ' ' < "$out")"
 	jit=$(awk '$4 == "[bpf]" && $3 ~ /_ktext_bpf$/ { print "0x" $1 }' /proc/kallsyms)
 	if [ -z "$jit" ]; then

@@ -61,7 +61,8 @@ echo vfs_read > "$T/set_ftrace_filter"
 
 cpus_of()
 {
-	grep -o '\[[0-9][0-9]*\]' "$1" | tr -d '[]' | sed 's/^0*\([0-9]\)/\1/' | sort -un | tr '\n' ' '
+	grep -o '\[[0-9][0-9]*\]' "$1" | tr -d '[]' | sed 's/^0*\([0-9]\)/\1/' |
+		sort -un | tr '\n' ' '
 }
 
 missed=0
@@ -98,7 +99,8 @@ while [ $r -le "$rounds" ]; do
 		fi
 		k=-
 		[ "$count" = 1 ] &&
-			k=$(($(sed -n "s/^cpu$c: //p" "$OBSERVE/count") - $(echo "$prev" | sed -n "s/^cpu$c: //p")))
+			k=$(($(sed -n "s/^cpu$c: //p" "$OBSERVE/count") - $(echo "$prev" |
+				sed -n "s/^cpu$c: //p")))
 		line="$line $c:$n/$o/$k"
 		[ "$n" -gt 0 ] || miss="$miss $c"
 	done

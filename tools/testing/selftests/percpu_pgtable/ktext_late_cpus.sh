@@ -74,7 +74,8 @@ tr_why_inactive >/dev/null || tr_active ||
 # Through each CPU's translation, before ktext_locality.sh, whose end
 # unloads the observer.
 [ "$(mod_text ktext_observe_mod)" = "$early" ] ||
-	fail "ktext_observe_mod was reloaded: its text is at $(mod_text ktext_observe_mod), not $early"
+	fail "ktext_observe_mod was reloaded:" \
+		"its text is at $(mod_text ktext_observe_mod), not $early"
 tr_view "the late CPUs online" image
 tr_view "a module loaded before the late CPUs came online, its text" "$early" 1
 

@@ -49,13 +49,16 @@ lkdtm_oops()
 	echo "$panic" > /proc/sys/kernel/panic_on_oops
 	log=$(dmesg | sed -n "/PCPT-EXPECT-OOPS-BEGIN $tag\$/,/PCPT-EXPECT-OOPS-END $tag\$/p")
 	log=$(echo "$log" | grep -v PCPT-EXPECT)
-	at=$(echo "$log" | sed -n 's/.*lkdtm: attempting bad .* at \(0x\)\{0,1\}\([0-9a-f]*\)$/\2/p' | tail -1)
-	got=$(echo "$log" | sed -n "s/.*Unable to handle kernel $3 at virtual address \([0-9a-f]*\)$/\1/p")
+	at=$(echo "$log" |
+		sed -n 's/.*lkdtm: attempting bad .* at \(0x\)\{0,1\}\([0-9a-f]*\)$/\2/p' | tail -1)
+	got=$(echo "$log" |
+		sed -n "s/.*Unable to handle kernel $3 at virtual address \([0-9a-f]*\)$/\1/p")
 	oops_cpu=$(echo "$log" | sed -n 's/.*CPU: \([0-9]*\) .*PID: .*/\1/p' | head -1)
 	if echo "$log" | grep -q 'lkdtm: FAIL'; then
 		fail "$tag: $(echo "$log" | grep 'lkdtm: FAIL' | head -1)"
 	elif [ -z "$at" ]; then
-		fail "$tag: LKDTM did not attempt it: $(echo "$log" | grep lkdtm | tail -2 | tr '\n' ';')"
+		fail "$tag: LKDTM did not attempt it:" \
+			"$(echo "$log" | grep lkdtm | tail -2 | tr '\n' ';')"
 	elif [ "$got" != "$at" ]; then
 		fail "$tag: no '$3' at $at (got '${got:-nothing}')"
 	elif [ "$oops_cpu" != "$1" ]; then
@@ -70,7 +73,8 @@ tested=0
 verdicts=/tmp/ktext_lkdtm.$$
 sleep 2
 for node in $(online_nodes); do
-	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $1 }')
+	cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" |
+		awk '{ print $1 }')
 	[ -n "$cpu" ] || { fail "node $node has no online CPU"; continue; }
 	tested=$((tested + 1))
 	lkdtm_oops "$cpu" WRITE_RO 'write to read-only memory'

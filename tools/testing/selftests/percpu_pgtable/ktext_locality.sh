@@ -61,7 +61,8 @@ check()
 		n1=$(pa_node "$lo"); n2=$(pa_node "$hi")
 		if [ "$n1" != "$want" ] || [ "$n2" != "$want" ]; then
 			bad=$((bad + 1))
-			[ $bad -le 3 ] && echo "# cpu$c: $s-$e -> $(printf '%#x' "$lo") on node $n1..$n2, expected $want"
+			[ $bad -le 3 ] && echo "# cpu$c: $s-$e -> $(printf '%#x' "$lo")" \
+				"on node $n1..$n2, expected $want"
 		fi
 	done < /tmp/ktext_ranges.$$
 	rm -f /tmp/ktext_ranges.$$
@@ -102,7 +103,8 @@ for cpu in $(ktext_cpus); do
 		fail "cpu$cpu: its table maps $bytes of the $want_bytes bytes of text and rodata"
 	elif [ $active -eq 0 ]; then
 		[ -z "$first_pa" ] && first_pa=$pas
-		[ "$pas" = "$first_pa" ] && pass "cpu$cpu (node $node): inactive, same memory as every other CPU" ||
+		[ "$pas" = "$first_pa" ] &&
+			pass "cpu$cpu (node $node): inactive, same memory as every other CPU" ||
 			fail "cpu$cpu: inactive but maps text to other memory than cpu0"
 	elif [ $bad -eq 0 ]; then
 		pass "cpu$cpu (node $node): all $bytes bytes of text and rodata on node $expect"
@@ -121,7 +123,8 @@ for cpu in $(ktext_cpus); do
 done
 rm -f $dump
 if [ $mods -eq 0 ]; then
-	[ $active -eq 1 ] && fail "active, but modules are not replicated: $(grep '^modules:' "$st")"
+	[ $active -eq 1 ] &&
+		fail "active, but modules are not replicated: $(grep '^modules:' "$st")"
 	echo "# $(grep '^modules:' "$st")"
 elif [ $own -eq 1 ]; then
 	# Only what this test loaded: a module loaded before stays.

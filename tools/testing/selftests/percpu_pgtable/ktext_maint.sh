@@ -20,7 +20,8 @@ tr_present || { skip "text replication not built in"; }
 for s in kernel_replication kernel_replication_arch; do
 	[ -d "/sys/kernel/debug/kunit/$s" ] && continue
 	grep -qw "kunit.enable=0" /proc/cmdline && skip "KUnit is off (kunit.enable=0)"
-	fail "no suite $s in /sys/kernel/debug/kunit (CONFIG_KERNEL_REPLICATION_KUNIT_TEST, CONFIG_KUNIT_DEBUGFS)"
+	fail "no suite $s in /sys/kernel/debug/kunit" \
+		"(CONFIG_KERNEL_REPLICATION_KUNIT_TEST, CONFIG_KUNIT_DEBUGFS)"
 	finish
 done
 

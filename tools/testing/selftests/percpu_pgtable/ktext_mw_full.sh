@@ -19,7 +19,8 @@ debugfs_mount
 grep -q 'kernel_replication_modules=' /proc/cmdline ||
 	skip "boot with a small kernel_replication_modules= (556K with 4K pages)"
 tr_active || skip "text replication is not active"
-tr_modules || { fail "modules are not replicated: $(grep '^modules:' "$TR_DEBUGFS/status")"; finish; }
+tr_modules ||
+	{ fail "modules are not replicated: $(grep '^modules:' "$TR_DEBUGFS/status")"; finish; }
 
 mods="ktext_big0 ktext_big1 ktext_big2 ktext_big3"
 for m in $mods; do
@@ -40,14 +41,17 @@ lo=$1 hi=$2
 pages0=$(pages)
 free0=$(free_kib)
 [ -n "$free0" ] || { fail "no free KiB in: $(grep '^modules:' "$TR_DEBUGFS/status")"; finish; }
-echo "# window $lo-$hi, $(sed -n 's/.*, \([0-9]*\) KiB usable,.*/\1/p' "$TR_DEBUGFS/status") KiB usable, $free0 KiB free, $pages0 pages mapped"
+echo "# window $lo-$hi," \
+	"$(sed -n 's/.*, \([0-9]*\) KiB usable,.*/\1/p' "$TR_DEBUGFS/status") KiB usable," \
+	"$free0 KiB free, $pages0 pages mapped"
 # A ktext_big module: 256 KiB and a little of text, one page of rodata,
 # each followed by a guard page (with 4K pages: 65 + 1 + 1 + 1 pages).
 page_kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
 [ -n "$page_kib" ] || { fail "no KernelPageSize in /proc/self/smaps"; finish; }
 text_kib=$(((256 / page_kib + 2) * page_kib))
 whole_kib=$((text_kib + 2 * page_kib))
-echo "# $page_kib KiB pages: a ktext_big module takes $text_kib KiB of text with its guard, $whole_kib KiB in all"
+echo "# $page_kib KiB pages: a ktext_big module takes" \
+	"$text_kib KiB of text with its guard, $whole_kib KiB in all"
 
 # in_mw MOD: its text starts in the module window.
 in_mw()
@@ -72,7 +76,8 @@ rodata_with()
 runs()
 {
 	for node in $(online_nodes); do
-		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $1 }')
+		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" |
+			awk '{ print $1 }')
 		[ -n "$cpu" ] || continue
 		taskset -c "$cpu" sh -c "echo 1 > /sys/module/$1/parameters/run" ||
 			{ fail "$1: its text failed on cpu$cpu (node $node)"; return; }
@@ -95,7 +100,8 @@ load()
 		grep -c "module window full: $1 is not replicated")
 	if in_mw "$1"; then
 		inside="$inside $1"
-		[ "$f" -ge $whole_kib ] || fail "$1: in the window with $f KiB free, under $whole_kib"
+		[ "$f" -ge $whole_kib ] ||
+			fail "$1: in the window with $f KiB free, under $whole_kib"
 		[ "$warned" -eq 0 ] || fail "$1: in the window, yet warned as not replicated"
 		tr_view "$1, in the window ($f KiB were free)" "$(mod_text $1)" 1
 		rodata_with "$1" 1
@@ -103,8 +109,10 @@ load()
 		outside="$outside $1"
 		[ "$f" -lt $whole_kib ] || fail "$1: outside the window with $f KiB free"
 		[ "$f" -ge $text_kib ] && rodata_rule=$((rodata_rule + 1))
-		[ "$warned" -eq 1 ] && pass "$1: outside the window ($f KiB free), with the warning" ||
-			fail "$1: outside the window at $(mod_text $1), $warned warning(s) naming it"
+		[ "$warned" -eq 1 ] &&
+			pass "$1: outside the window ($f KiB free), with the warning" ||
+			fail "$1: outside the window at $(mod_text $1)," \
+				"$warned warning(s) naming it"
 		tr_view "$1, outside the window" "$(mod_text $1)" same
 		rodata_with "$1" 0
 	fi
@@ -121,8 +129,10 @@ echo "# in the window:${inside:- none}; outside:${outside:- none}"
 [ -n "$inside" ] || fail "no module fits in the window"
 [ -n "$outside" ] || fail "the window never filled (kernel_replication_modules= too large?)"
 # The boot's size leaves room for a text but not for its rodata once.
-[ "$rodata_rule" -gt 0 ] && pass "$rodata_rule module(s) whose text alone fitted loaded whole outside" ||
-	fail "no load found room for the text but not the rodata: adjust kernel_replication_modules= (Makefile)"
+[ "$rodata_rule" -gt 0 ] &&
+	pass "$rodata_rule module(s) whose text alone fitted loaded whole outside" ||
+	fail "no load found room for the text but not the rodata:" \
+		"adjust kernel_replication_modules= (Makefile)"
 
 # Unloading gives the window back: the first module that did not fit
 # now does.
@@ -131,7 +141,8 @@ for m in $mods; do
 done
 [ "$(pages)" = "$pages0" ] && [ "$(free_kib)" = "$free0" ] &&
 	pass "unloaded: the window maps $pages0 pages and has $free0 KiB free again" ||
-	fail "unloaded: the window maps $(pages) pages with $(free_kib) KiB free, $pages0 and $free0 before"
+	fail "unloaded: the window maps $(pages) pages with $(free_kib) KiB free," \
+		"$pages0 and $free0 before"
 m=${outside# }
 m=${m%% *}
 if [ -n "$m" ]; then

@@ -75,7 +75,8 @@ miss_evidence()
 	cmd=$1 fn=$2
 	shift 2
 	for c in "$@"; do
-		echo "# cpu$c: $(grep -E '^(entries|overrun|commit overrun|dropped events):' "$T/per_cpu/cpu$c/stats" | tr '\n' ' ')"
+		echo "# cpu$c: $(grep -E '^(entries|overrun|commit overrun|dropped events):' \
+			"$T/per_cpu/cpu$c/stats" | tr '\n' ' ')"
 	done
 	[ -n "$fn" ] || return 0
 	echo "# enabled_functions: $(grep "^$fn " "$T/enabled_functions" | tr '\n' ';')"
@@ -87,7 +88,8 @@ miss_evidence()
 	fi
 	# First nothing changed but the buffers: a CPU that still does not
 	# hit keeps some state of its own.
-	echo "# the same call site, buffers reset: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
+	echo "# the same call site, buffers reset: events $(pinned_events "$cmd" "$@" |
+		tr '\n' ' ')"
 	# Then the page written again, the call site left as it is (a kprobe
 	# 16 bytes into FUNC, on and off): a CPU that hits only now ran
 	# code other than what its memory held, under TCG (which has no
@@ -96,13 +98,15 @@ miss_evidence()
 		echo 1 > "$T/events/kprobes/ktext_touch/enable"
 		echo 0 > "$T/events/kprobes/ktext_touch/enable"
 		echo '-:ktext_touch' >> "$T/kprobe_events"
-		echo "# the page written again, the call site unchanged: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
+		echo "# the page written again, the call site unchanged: events $(pinned_events \
+			"$cmd" "$@" | tr '\n' ' ')"
 	fi
 	# Then a second ftrace_ops: the call site goes through the ops list.
 	echo "$fn" > "$OBSERVE/count" || return 0
 	echo "# with a second ftrace_ops: events $(pinned_events "$cmd" "$@" | tr '\n' ' ')"
 	for c in "$@"; do
-		echo "# cpu$c: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" "$OBSERVE/count") calls"
+		echo "# cpu$c: ktext_observe_mod counted $(sed -n "s/^cpu$c: //p" \
+			"$OBSERVE/count") calls"
 	done
 	echo off > "$OBSERVE/count"
 }

@@ -35,7 +35,8 @@ for node in $(online_nodes); do
 		want=7
 	fi
 	if ! taskset -c "$cpu" insmod "$ko" text="$text" rodata="$rodata" copy_pa="$copy_pa"; then
-		fail "cpu$cpu (node $node): a write went through: $(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
+		fail "cpu$cpu (node $node): a write went through:" \
+			"$(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
 		continue
 	fi
 	got=$(cat /sys/module/$mod/parameters/faulted)
@@ -46,8 +47,10 @@ for node in $(online_nodes); do
 		got=$(pa_node "$self")
 		expect=$(tr_expected_node "$cpu")
 		[ "$got" = "$expect" ] &&
-			pass "cpu$cpu (node $node): translates the module's text to node $got ($(printf '%#x' "$self"))" ||
-			fail "cpu$cpu (node $node): translates the module's text to $(printf '%#x' "$self") on node $got, expected $expect"
+			pass "cpu$cpu (node $node): translates the module's text" \
+				"to node $got ($(printf '%#x' "$self"))" ||
+			fail "cpu$cpu (node $node): translates the module's text" \
+				"to $(printf '%#x' "$self") on node $got, expected $expect"
 	fi
 	rmmod $mod
 done

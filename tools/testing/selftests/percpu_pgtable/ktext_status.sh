@@ -46,9 +46,11 @@ for node in $(online_nodes); do
 	*" copy")
 		copies=$((copies + 1))
 		case "$failnodes" in
-		*" $node "*) fail "node $node has a copy although its allocation was made to fail" ;;
+		*" $node "*) fail "node $node has a copy" \
+			"although its allocation was made to fail" ;;
 		esac
-		pa=$(echo "$line" | sed 's/^node [0-9]*: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\) copy$/\1 \2/')
+		pa=$(echo "$line" |
+			sed 's/^node [0-9]*: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\) copy$/\1 \2/')
 		set -- $pa
 		first=$(pa_node "$1")
 		last=$(pa_node "$(($2 - 1))")
@@ -64,14 +66,19 @@ for node in $(online_nodes); do
 	*"uses node "*)
 		used=${line##* }
 		grep -Eq "^node $used: .* (copy|master)$" "$st" ||
-			fail "node $node uses node $used, which has no copy: $(grep "^node $used: " "$st")"
+			fail "node $node uses node $used, which has no copy: $(grep \
+				"^node $used: " "$st")"
 		case "$failnodes" in
 		*" $node "*) pass "node $node (allocation made to fail): ${line#*: }" ;;
 		*)
 			if [ "$node" = "$memless" ]; then
-				dmesg | grep -q "kernel_replication: node $node has no copy: its CPUs use node $used's" &&
-					pass "node $node (no memory): uses node $used, said at boot" ||
-					fail "node $node (no memory): uses node $used, not said at boot"
+				boot_line="kernel_replication: node $node has no copy:"
+				boot_line="$boot_line its CPUs use node $used's"
+				dmesg | grep -q "$boot_line" &&
+					pass "node $node (no memory):" \
+						"uses node $used, said at boot" ||
+					fail "node $node (no memory):" \
+						"uses node $used, not said at boot"
 				# The nearest node with a copy (or the image), by
 				# the distances sysfs shows, one per online node in
 				# order; the harness makes one node nearer than the rest,
@@ -86,9 +93,12 @@ for node in $(online_nodes); do
 					[ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
 				done
 				if [ "$d_used" = "$best" ] && [ "$best" -lt 20 ]; then
-					pass "node $node (no memory): node $used is the nearest with a copy (distance $d_used)"
+					pass "node $node (no memory): node $used" \
+						"is the nearest with a copy (distance $d_used)"
 				else
-					fail "node $node (no memory): uses node $used at distance $d_used, the nearest copy is at $best (the harness gives one at 15)"
+					fail "node $node (no memory): uses node $used" \
+						"at distance $d_used, the nearest copy" \
+						"is at $best (the harness gives one at 15)"
 				fi
 			else
 				fail "node $node has no copy: $line"
@@ -105,7 +115,8 @@ lines=$(dmesg | grep 'own copy of text and rodata at' | wc -l)
 if [ "$lines" -eq "$copies" ] && [ "$copies" -gt 0 ]; then
 	pass "$copies copies, one boot line each"
 else
-	fail "$copies copies in the status, $lines boot lines: $(dmesg | grep kernel_replication | head -6 | tr '\n' ';')"
+	fail "$copies copies in the status, $lines boot lines:" \
+		"$(dmesg | grep kernel_replication | head -6 | tr '\n' ';')"
 fi
 for node in $(tr_testfail_nodes); do
 	dmesg | grep -q "kernel_replication: node $node: cannot allocate" &&

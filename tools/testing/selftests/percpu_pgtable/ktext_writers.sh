@@ -136,7 +136,8 @@ ftrace_direct_round()
 		direct_cpus "ftrace-direct-too from $wr_at, handle_mm_fault" \
 			'handle mm fault' true handle_mm_fault
 		tr_view "handle_mm_fault's direct call on, from $wr_at" image
-		tr_view "ftrace-direct-too's trampoline, from $wr_at" "$(mod_text ftrace_direct_too)" 1
+		tr_view "ftrace-direct-too's trampoline, from $wr_at" \
+			"$(mod_text ftrace_direct_too)" 1
 		unload ftrace-direct-too
 	fi
 	[ "$direct" = all ] || return 0
@@ -177,9 +178,11 @@ kgdbts_round()
 			fail "kgdbts on cpu$cpu (node $node): no '$step'"
 	done
 	if echo "$log" | grep -q 'kgdbts: ERROR\|kgdbts: BP mismatch\|SingleStep failed'; then
-		fail "kgdbts on cpu$cpu (node $node): $(echo "$log" | grep 'kgdbts: ' | grep -v RUN | head -3 | tr '\n' ';')"
+		fail "kgdbts on cpu$cpu (node $node):" \
+			"$(echo "$log" | grep 'kgdbts: ' | grep -v RUN | head -3 | tr '\n' ';')"
 	elif echo "$log" | grep -q 'Unregistered I/O driver kgdbts'; then
-		pass "kgdbts on cpu$cpu (node $node): breakpoint planted, hit and removed, single steps"
+		pass "kgdbts on cpu$cpu (node $node):" \
+			"breakpoint planted, hit and removed, single steps"
 	else
 		fail "kgdbts on cpu$cpu (node $node): did not finish"
 	fi
@@ -207,7 +210,8 @@ all_online()
 		[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
 	done
 	[ "$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")" = "$all_cpus" ] ||
-		fail "CPUs online after the kprobes round: $(cat /sys/devices/system/cpu/online), want $all_cpus"
+		fail "CPUs online after the kprobes round:" \
+			"$(cat /sys/devices/system/cpu/online), want $all_cpus"
 }
 
 # kprobes_round NODE: with only NODE's CPUs online, the kprobes KUnit
@@ -219,7 +223,8 @@ all_online()
 kprobes_round()
 {
 	node=$1
-	[ -d "$KPROBES" ] || { fail "no $KPROBES (CONFIG_KPROBES_SANITY_TEST, CONFIG_KUNIT_DEBUGFS)"; return; }
+	[ -d "$KPROBES" ] ||
+		{ fail "no $KPROBES (CONFIG_KPROBES_SANITY_TEST, CONFIG_KUNIT_DEBUGFS)"; return; }
 	on=$(only_node "$node")
 	[ "$on" = "$(cat /sys/devices/system/node/node$node/cpulist)" ] ||
 		fail "kprobes round of node $node: CPUs $on online, not only the node's"
@@ -236,7 +241,8 @@ kprobes_round()
 	res=$(cat "$KPROBES/results")
 	n=$(echo "$res" | grep -Ec '^ +ok [0-9]+ ')
 	if echo "$res" | grep -q 'not ok\|# SKIP' || [ "$n" -eq 0 ]; then
-		fail "kprobes KUnit with CPUs $on online (node $node): $(echo "$res" | grep 'not ok\|# SKIP' | head -3 | tr '\n' ';')"
+		fail "kprobes KUnit with CPUs $on online (node $node):" \
+			"$(echo "$res" | grep 'not ok\|# SKIP' | head -3 | tr '\n' ';')"
 		echo "$res" | sed 's/^/# /'
 	else
 		pass "kprobes KUnit with CPUs $on online (node $node): $n cases ok"
@@ -264,13 +270,20 @@ wr_cleanup()
 } 2>/dev/null
 wr_kb=$(cat "$T/buffer_size_kb")
 trap wr_cleanup EXIT
-trap 'wr_cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
+wr_stopped()
+{
+	wr_cleanup
+	echo "# FAIL: stopped by SIGTERM/SIGINT (the runner's timeout?)"
+	exit 143
+}
+trap wr_stopped TERM INT
 echo 64 > "$T/buffer_size_kb"
 # Functions here and in lib.sh share the shell's variables: the loop's
 # own have a prefix.
 wr_done=0
 for wr_node in $(online_nodes | tr ' ' '\n' | tail -n "$nw"); do
-	wr_cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$wr_node/cpulist)" | awk '{ print $1 }')
+	wr_cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$wr_node/cpulist)" |
+		awk '{ print $1 }')
 	[ -n "$wr_cpu" ] || { fail "node $wr_node has no online CPU"; continue; }
 	ftrace_direct_round "$wr_cpu" "$wr_node"
 	kgdbts_round "$wr_cpu" "$wr_node"

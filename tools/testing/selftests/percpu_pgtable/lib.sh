@@ -141,7 +141,8 @@ have_ptdump()
 	[ -e /sys/kernel/debug/kernel_page_tables ]
 }
 
-NO_PTDUMP="no page-table dumps here: this configuration allows block mappings in vmalloc space (CONFIG_PTDUMP_DEBUGFS=n), which may free a table under a walk"
+NO_PTDUMP="no page-table dumps here: this configuration allows block mappings in vmalloc space"
+NO_PTDUMP="$NO_PTDUMP (CONFIG_PTDUMP_DEBUGFS=n), which may free a table under a walk"
 
 # pcpt_active: are per-CPU kernel tables in use (debugfs status)?
 pcpt_active()
@@ -248,7 +249,8 @@ start_node_readers()
 {
 	pids=
 	for node in $(online_nodes); do
-		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk '{ print $NF }')
+		cpu=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" |
+			awk '{ print $NF }')
 		[ -n "$cpu" ] || continue
 		taskset -c "$cpu" sh -c 'while :; do read -r x < /proc/self/stat; done' &
 		pids="$pids $!"
@@ -263,7 +265,8 @@ readers_trap()
 {
 	trap 'kill $pids 2>/dev/null' EXIT
 	trap 'kill -CONT $pids 2>/dev/null; kill $pids 2>/dev/null
-	      echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
+	      echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' \
+		TERM INT
 }
 
 # pause_readers / resume_readers: stop the loops of $pids, and wait until
@@ -289,7 +292,8 @@ pause_readers()
 			pr_i=$((pr_i + 1))
 		done
 		[ $pr_i -lt 100 ] ||
-			fail "reader $pr_p did not stop in 10 s (state $(cut -d' ' -f3 "/proc/$pr_p/stat" 2>/dev/null))"
+			fail "reader $pr_p did not stop in 10 s" \
+				"(state $(cut -d' ' -f3 "/proc/$pr_p/stat" 2>/dev/null))"
 	done
 }
 
@@ -335,7 +339,8 @@ within()
 # mw_range: "LO HI" of the module window while modules are replicated.
 mw_range()
 {
-	sed -n 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.*/\1 \2/p' "$TR_DEBUGFS/status" 2>/dev/null
+	sed -n 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.*/\1 \2/p' \
+		"$TR_DEBUGFS/status" 2>/dev/null
 }
 
 # mw_pages: "N pages, M node copies" the module window maps (debugfs).
@@ -439,7 +444,8 @@ tr_view()
 		[ -n "$want" ] && [ $active_v -eq 1 ] && want=$want:$pages
 		if [ "$pages" -eq 0 ] || [ "$differ" != 0 ] ||
 		   { [ -n "$want" ] && [ "$nodes" != "$want" ]; }; then
-			bad="$bad cpu$cpu node ${node%:}: $pages pages, $differ differ, on nodes $nodes${want:+ (want $want)};"
+			bad="$bad cpu$cpu node ${node%:}: $pages pages, $differ differ,"
+			bad="$bad on nodes $nodes${want:+ (want $want)};"
 		fi
 	done <<EOF
 $(echo "$out" | sed 's/, first at .*//; s/, pa nodes:/ /; s/,//g')
@@ -449,7 +455,8 @@ EOF
 	want_nl=$(echo "$cpus_v" | tr ',' '\n' | grep -c .)
 	[ "$nl" -eq "$want_nl" ] || bad="$bad $nl CPU lines for $want_nl CPUs;"
 	if [ -z "$bad" ] && [ -n "$out" ]; then
-		pass "$1: every CPU reads the master's bytes ($(echo "$out" | awk 'NR == 1 { print $4 }') pages each)"
+		pass "$1: every CPU reads the master's bytes" \
+			"($(echo "$out" | awk 'NR == 1 { print $4 }') pages each)"
 	else
 		fail "$1:${bad:- no output}"
 		echo "$out" | grep -v ' 0 differ' | head -4 | sed 's/^/# /'
@@ -481,7 +488,8 @@ ktext_cpus()
 		return
 	fi
 	for node in $(online_nodes); do
-		cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" | awk 'NF { print $NF }'
+		cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)" |
+			awk 'NF { print $NF }'
 	done
 }
 
@@ -507,14 +515,16 @@ vmem_init()
 {
 	vmem_why=
 	if ! ls -d /sys/bus/virtio/drivers/virtio_mem/virtio* >/dev/null 2>&1; then
-		vmem_why="no virtio-mem device (QEMU: -device virtio-mem-pci,id=vm0,... and pcpt.vmem_mb=)"
+		vmem_why="no virtio-mem device"
+		vmem_why="$vmem_why (QEMU: -device virtio-mem-pci,id=vm0,... and pcpt.vmem_mb=)"
 		return 1
 	fi
 	vmem_wait=$(cmdline_opt memhp_wait 180)
 	vmem_bs=$(($(printf '%d' "0x$(cat $MEM/block_size_bytes)")))
 	vmem_size=$(($(cmdline_opt vmem_mb 0) * 1024 * 1024))
 	if [ "$vmem_size" -lt "$vmem_bs" ]; then
-		vmem_why="virtio-mem device of $vmem_size bytes holds no whole memory block of $vmem_bs bytes"
+		vmem_why="virtio-mem device of $vmem_size bytes"
+		vmem_why="$vmem_why holds no whole memory block of $vmem_bs bytes"
 		return 1
 	fi
 	vmem_want=$vmem_bs
@@ -621,7 +631,12 @@ pcpw_window_pages()
 					next
 				u = substr($2, length($2))
 				n = substr($2, 1, length($2) - 1)
-				n *= u == "K" ? 1024 : u == "M" ? 1048576 : u == "G" ? 1073741824 : 1
+				if (u == "K")
+					n *= 1024
+				else if (u == "M")
+					n *= 1048576
+				else if (u == "G")
+					n *= 1073741824
 				b += n
 			}
 			END { print b / page }' "$f")"

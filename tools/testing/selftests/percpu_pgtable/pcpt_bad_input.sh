@@ -27,11 +27,13 @@ expected_warning()
 	percpu_pgtable_testfail=*)
 		echo "percpu_pgtable_testfail=$v is not a CPU list (e.g. 1,3-4); using none" ;;
 	kernel_replication=*)
-		echo "kernel_replication=$v: unknown value, expected 'on' or 'off'; using the default (on)" ;;
+		echo "kernel_replication=$v: unknown value, expected 'on' or 'off';" \
+			"using the default (on)" ;;
 	kernel_replication_modules=*)
 		echo "kernel_replication_modules=$v: expected 0 or a size from " ;;
 	kernel_replication_testfail=*)
-		echo "kernel_replication_testfail=$v: expected a node list such as 1 or 1-2; using none" ;;
+		echo "kernel_replication_testfail=$v: expected a node list" \
+			"such as 1 or 1-2; using none" ;;
 	esac
 }
 
@@ -87,7 +89,8 @@ for node in $(online_nodes); do
 done
 # modules: LO-HI, N pages, N node copies, N failed, N KiB usable, N KiB free
 mw=$(grep '^modules: 0x' "$TR_DEBUGFS/status")
-set -- $(echo "$mw" | sed 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.* \([0-9]*\) KiB usable.*/\1 \2 \3/')
+set -- $(echo "$mw" |
+	sed 's/^modules: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\),.* \([0-9]*\) KiB usable.*/\1 \2 \3/')
 if [ $# -eq 3 ] && [ $((($2 - $1) / 1024)) -eq "$3" ]; then
 	pass "the whole module window is usable ($3 KiB)"
 else

@@ -65,7 +65,8 @@ for f in "$PCPT_DEBUGFS"/tables/cpu*; do
 	done
 	lines=$(wc -l < "$copy")
 	if [ $same -eq 1 ] && [ "$lines" -gt 10 ]; then
-		pass "$cpu: $lines lines outside the linear map and vmalloc, identical to kernel_page_tables"
+		pass "$cpu: $lines lines outside the linear map and vmalloc," \
+			"identical to kernel_page_tables"
 	else
 		fail "$cpu: differs from kernel_page_tables ($lines lines)"
 		diff "$master" "$copy" | head -10 | sed 's/^/#   /'

@@ -39,7 +39,8 @@ case "$div" in
 esac
 for a in failslab fail_page_alloc; do
 	[ -d "$F/$a" ] ||
-		skip "no $F/$a: CONFIG_FAULT_INJECTION_DEBUG_FS, FAILSLAB and FAIL_PAGE_ALLOC (pcpt.config)"
+		skip "no $F/$a: CONFIG_FAULT_INJECTION_DEBUG_FS," \
+			"FAILSLAB and FAIL_PAGE_ALLOC (pcpt.config)"
 done
 [ -x "$FN" ] || { fail "$FN not built"; finish; }
 big=ktext_big0
@@ -128,15 +129,18 @@ while :; do
 	b=$pcpt_failures
 	if [ "$err" != 0 ]; then
 		refused=$((refused + 1))
-		[ "$fired" = 1 ] || fail "at $n: finit_module failed (errno $err), no fault injected"
-		[ "$err" = 12 ] || fail "at $n: finit_module failed with errno $err, not ENOMEM (12)"
+		[ "$fired" = 1 ] ||
+			fail "at $n: finit_module failed (errno $err), no fault injected"
+		[ "$err" = 12 ] ||
+			fail "at $n: finit_module failed with errno $err, not ENOMEM (12)"
 		grep -q "^$big " /proc/modules &&
 			{ fail "at $n: finit_module failed, yet $big is loaded"; rmmod $big; }
 	else
 		loaded=$((loaded + 1))
 		log=$(since "pcpt-faults: module at $n")
 		echo "$log" | grep -q "$big is not replicated" && unrepl=$((unrepl + 1))
-		echo "$log" | grep -q "$big: [0-9]* pages could not be copied" && partial=$((partial + 1))
+		echo "$log" | grep -q "$big: [0-9]* pages could not be copied" &&
+			partial=$((partial + 1))
 		tr_view "fault at $n: $big's text" "$(mod_text $big)"
 		[ $replicated -eq 1 ] && tr_verify "fault at $n"
 		rmmod $big || fail "at $n: rmmod $big"
@@ -149,15 +153,19 @@ while :; do
 	n=$(next_pos $n)
 done
 [ "$fired" = 0 ] &&
-	pass "$calls loads of $big, a failure at allocation 1 to $((n - 1)), then none at $n (past the load's last)"
+	pass "$calls loads of $big, a failure at allocation 1 to $((n - 1))," \
+		"then none at $n (past the load's last)"
 [ $mod_bad -eq 0 ] &&
-	pass "$loaded loaded ($unrepl unreplicated, $partial with pages left on the master's), $refused refused with ENOMEM; module window back to '$mw0' after each"
+	pass "$loaded loaded ($unrepl unreplicated, $partial with pages left on the master's)," \
+		"$refused refused with ENOMEM; module window back to '$mw0' after each"
 [ $refused -gt 0 ] || fail "no load refused: no failure reached the module loader"
 # With N doubling (pcpt.faults_div=1, the debug boot) whether a step
 # lands in the node copies depends on the module's size: required with
 # steps of at most N/4.
-if [ $replicated -eq 1 ] && [ "$div" -ge 4 ] && { [ $unrepl -eq 0 ] || [ $partial -eq 0 ]; }; then
-	fail "$unrepl unreplicated, $partial partly replicated loads: a failure did not reach each replica allocation"
+if [ $replicated -eq 1 ] && [ "$div" -ge 4 ] &&
+	{ [ $unrepl -eq 0 ] || [ $partial -eq 0 ]; }; then
+	fail "$unrepl unreplicated, $partial partly replicated loads:" \
+		"a failure did not reach each replica allocation"
 fi
 
 # Percpu: a churn of 128 objects, on the CPUs in turn.
@@ -172,7 +180,8 @@ while :; do
 	case "$err" in
 	0) ok=$((ok + 1)) ;;
 	12) nomem=$((nomem + 1)) ;;
-	*) fail "at $n on cpu$c: churn errno '$err' (5: a wrong value read or written, see dmesg)" ;;
+	*) fail "at $n on cpu$c: churn errno '$err'" \
+		"(5: a wrong value read or written, see dmesg)" ;;
 	esac
 	calls=$((calls + 1))
 	if [ "$fired" = 1 ]; then
@@ -184,7 +193,8 @@ while :; do
 	# (at 64K pages a few pages hold its 512 KiB).  Hold objects until
 	# a churn has to populate pages.
 	if [ $n -eq 1 ] && [ $held -lt 4096 ]; then
-		echo 256 > "$PW/hold" || { fail "holding 256 more percpu objects for the sweep"; break; }
+		echo 256 > "$PW/hold" ||
+			{ fail "holding 256 more percpu objects for the sweep"; break; }
 		held=$((held + 256))
 		continue
 	fi
@@ -198,7 +208,8 @@ echo 0 > "$PW/hold" || fail "freeing the objects held for the sweep"
 # neither): the sweep ends when two churns in a row, at the same N,
 # make fewer than N.
 [ "$fired" = 0 ] &&
-	pass "$calls churns ($held objects held), a failure at allocation 1 to $((n - 1)), then two churns with fewer than $n: $ok done, $nomem -ENOMEM"
+	pass "$calls churns ($held objects held), a failure at allocation 1 to $((n - 1))," \
+		"then two churns with fewer than $n: $ok done, $nomem -ENOMEM"
 [ $nomem -gt 0 ] || fail "no churn failed with -ENOMEM: no failure reached percpu"
 if pcpw_window_countable; then
 	if win=$(pcpw_window_pages); then
@@ -244,10 +255,13 @@ elif ! pcpt_active || ! grep -q '^client this_cpu_window:' "$PCPT_DEBUGFS/status
 elif ! have_ptdump; then
 	echo "# window tables: not run: $NO_PTDUMP"
 elif [ "$page_kib" != 4 ]; then
-	echo "# window tables: not run: a PTE table of the window spans $((page_kib * page_kib / 8)) MiB at ${page_kib}K pages, at least all the 32 MiB per CPU pcpw_test_mod can hold"
+	echo "# window tables: not run: a PTE table of the window spans" \
+		"$((page_kib * page_kib / 8)) MiB at ${page_kib}K pages," \
+		"at least all the 32 MiB per CPU pcpw_test_mod can hold"
 else
 	if [ ! -f "$F/fail_page_alloc/require-start" ]; then
-		fail "no $F/fail_page_alloc/require-start: CONFIG_FAULT_INJECTION_STACKTRACE_FILTER (pcpt.config)"
+		fail "no $F/fail_page_alloc/require-start:" \
+			"CONFIG_FAULT_INJECTION_STACKTRACE_FILTER (pcpt.config)"
 	else
 		win_range=$(text_range pcpu_window_map)
 		[ -n "$win_range" ] || fail "no pcpu_window_map in /proc/kallsyms"
@@ -263,24 +277,30 @@ if [ -n "$win_range" ]; then
 		set -- $(taskset -c "$c" "$FN" "$n" write "$PW/churn" 512)
 		fired=$2 err=$4
 		calls=$((calls + 1))
-		echo "# window tables: churn on cpu$c, $held held, allocation $n: fired '$fired' errno '$err' ($(($(date +%s) - t0)) s)"
-		[ -n "$err" ] || { fail "window tables: pcpt_failnth $n write churn: no result"; break; }
+		echo "# window tables: churn on cpu$c, $held held, allocation $n:" \
+			"fired '$fired' errno '$err' ($(($(date +%s) - t0)) s)"
+		[ -n "$err" ] ||
+			{ fail "window tables: pcpt_failnth $n write churn: no result"; break; }
 		if [ "$fired" != 1 ]; then
 			[ "$err" = 0 ] ||
-				{ fail "window tables: the churn at $n on cpu$c ended with errno '$err', no failure injected"; break; }
+				{ fail "window tables: the churn at $n on cpu$c" \
+					"ended with errno '$err', no failure injected"; break; }
 			[ $n -gt 8 ] && break
 			if [ $held -ge 8192 ]; then
-				fail "window tables: with $held objects held, a churn of 512 made fewer than $n window table allocations"
+				fail "window tables: with $held objects held, a churn of 512" \
+					"made fewer than $n window table allocations"
 				break
 			fi
-			echo 512 > "$PW/hold" || { fail "window tables: holding 512 percpu objects after $held"; break; }
+			echo 512 > "$PW/hold" || { fail "window tables: holding 512 percpu" \
+				"objects after $held"; break; }
 			held=$((held + 512))
 			continue
 		fi
 		if [ "$err" = 12 ]; then
 			nomem=$((nomem + 1))
 		else
-			fail "window table allocation $n failed on cpu$c, yet the churn ended with errno '$err', not ENOMEM (12)"
+			fail "window table allocation $n failed on cpu$c," \
+				"yet the churn ended with errno '$err', not ENOMEM (12)"
 		fi
 		if [ $n -le 8 ]; then
 			win=$(pcpw_window_pages) ||
@@ -292,7 +312,10 @@ if [ -n "$win_range" ]; then
 	echo 0 > "$PW/hold" || fail "window tables: freeing the $held objects held"
 	win=$(pcpw_window_pages) || fail "window tables, after the churns: $win"
 	[ $pcpt_failures -eq $b ] &&
-		pass "window tables: $nomem churns on top of $held objects held failed with -ENOMEM at table allocation 1 to $((n / 2)), every window mapping the populated pages after those up to 8 and at the end; the churn at $n needed fewer"
+		pass "window tables: $nomem churns on top of $held objects held" \
+			"failed with -ENOMEM at table allocation 1 to $((n / 2))," \
+			"every window mapping the populated pages after those up to 8" \
+			"and at the end; the churn at $n needed fewer"
 fi
 # pcpw_counter.sh counts the windows after clean churns.
 for c in $cpus; do

@@ -20,7 +20,8 @@ DIR=$(dirname "$0")
 	skip "no swap disk for a hibernation image (pcpt.hibernate=1 and a swap disk at /dev/vda)"
 debugfs_mount
 grep -qw disk /sys/power/state ||
-	{ fail "'disk' not in /sys/power/state ($(cat /sys/power/state)): CONFIG_HIBERNATION?"; finish; }
+	{ fail "'disk' not in /sys/power/state ($(cat /sys/power/state)):" \
+		"CONFIG_HIBERNATION?"; finish; }
 [ -b /dev/vda ] || { fail "no /dev/vda: the swap disk is missing"; finish; }
 mkswap /dev/vda >/dev/null && swapon /dev/vda || { fail "cannot use /dev/vda as swap"; finish; }
 
@@ -42,7 +43,8 @@ else
 	finish
 fi
 swapoff /dev/vda
-echo "# restored: $(dmesg | grep -E 'PM: (hibernation|Image)|Hibernated on CPU' | tail -3 | tr '\n' ';')"
+echo "# restored: $(dmesg | grep -E 'PM: (hibernation|Image)|Hibernated on CPU' |
+	tail -3 | tr '\n' ';')"
 echo "# after: $(grep '^cpu0: ' "$PCPT_DEBUGFS/status" 2>/dev/null)"
 
 pcpt_active && pcpt_check "resume"

@@ -49,14 +49,16 @@ for cycle in $(seq "$cycles"); do
 	if pcpt_active; then
 		n1=$(pcpt_master_entries)
 		[ "$n1" -gt "$n0" ] && pass "hot-add created top-level entries ($n0 -> $n1)" ||
-			fail "master entries $n0 -> $n1 after hot-add: no new top-level entry (device not placed high?)"
+			fail "master entries $n0 -> $n1 after hot-add: no new top-level entry" \
+				"(device not placed high?)"
 		pcpt_check "hot-add (cycle $cycle)"
 	fi
 	for b in $added; do
 		if vmem_touch "$b"; then
 			pass "block $b touched from every node"
 		else
-			fail "touching block $b from every node: $(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
+			fail "touching block $b from every node:" \
+				"$(dmesg | grep "$mod" | tail -2 | tr '\n' ';')"
 		fi
 	done
 	if ! vmem_request 0 vmem_gone; then
@@ -69,8 +71,10 @@ for cycle in $(seq "$cycles"); do
 	if pcpt_active; then
 		n2=$(pcpt_master_entries)
 		[ "$n2" -eq $((n0 + kept)) ] &&
-			pass "hot-remove cleared them ($n1 -> $n2, $kept KASAN shadow entry kept)" ||
-			fail "master entries $n1 -> $n2 after hot-remove, $n0 before hot-add (+$kept for KASAN's shadow)"
+			pass "hot-remove cleared them" \
+				"($n1 -> $n2, $kept KASAN shadow entry kept)" ||
+			fail "master entries $n1 -> $n2 after hot-remove, $n0 before hot-add" \
+				"(+$kept for KASAN's shadow)"
 		pcpt_check "hot-remove (cycle $cycle)"
 	fi
 done

@@ -54,7 +54,8 @@ secs=$(cmdline_opt soak_seconds 0)
 cp_every=$(cmdline_opt soak_checkpoint 30)
 case "$cycles$secs$cp_every" in
 *[!0-9]*)
-	fail "pcpt.soak_cycles='$cycles' pcpt.soak_seconds='$secs' pcpt.soak_checkpoint='$cp_every': whole numbers expected"
+	fail "pcpt.soak_cycles='$cycles' pcpt.soak_seconds='$secs'" \
+		"pcpt.soak_checkpoint='$cp_every': whole numbers expected"
 	finish ;;
 esac
 [ "$cycles" -gt 0 ] || [ "$secs" -gt 0 ] ||
@@ -76,7 +77,8 @@ mw_before=$(mw_pages)
 
 win_before= win_after=
 if pcpw_window_countable; then
-	win_before=$(pcpw_window_pages) || { fail "before the soak: $win_before"; win_before=mismatch; }
+	win_before=$(pcpw_window_pages) ||
+		{ fail "before the soak: $win_before"; win_before=mismatch; }
 fi
 n_before=$(pcpt_master_entries)
 
@@ -134,7 +136,8 @@ cleanup()
 }
 bg= loaders= mem_policy=
 trap 'cleanup' EXIT
-trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' TERM INT
+trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' \
+	TERM INT
 
 # Loaders: one per node, on that node's CPUs, each its own module.
 w=0
@@ -146,7 +149,8 @@ for node in $nodes; do
 		i=0 err=0
 		while [ $i -lt $per ] || [ "$(date +%s)" -lt $end ]; do
 			park load.$node
-			taskset -c "$cl" insmod "$DIR/test_modules/ktext_big$w.ko" || err=$((err + 1))
+			taskset -c "$cl" insmod "$DIR/test_modules/ktext_big$w.ko" ||
+				err=$((err + 1))
 			rmmod ktext_big$w || err=$((err + 1))
 			i=$((i + 1))
 		done
@@ -163,7 +167,9 @@ for node in $nodes; do
 	cl=$(node_cpulist "$node")
 	# Idle while the checks run (every worker stopped): a spinning vCPU
 	# slows them (2 host CPUs).
-	taskset -c "$cl" sh -c "n=0; while [ ! -e $stop ]; do [ -e $W/quiet ] && sleep 1; read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node" &
+	rd="n=0; while [ ! -e $stop ]; do [ -e $W/quiet ] && sleep 1;"
+	rd="$rd read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node"
+	taskset -c "$cl" sh -c "$rd" &
 	bg="$bg $!"
 done
 
@@ -185,7 +191,10 @@ nodes_hit()
 		for c in $hit; do
 			case " $cpumap " in *" $c:$node "*) ok=1 ;; esac
 		done
-		[ $ok -eq 1 ] || { echo "$1: no hit from node $node (CPUs hit: $(echo $hit))" >> $W/perr.log; return 1; }
+		[ $ok -eq 1 ] || {
+			echo "$1: no hit from node $node (CPUs hit: $(echo $hit))" >> $W/perr.log
+			return 1
+		}
 	done
 }
 
@@ -225,8 +234,12 @@ key_nodes()
 		t wr 0 "$T/events/sched/sched_switch/enable"
 		t wr vfs_read "$T/set_ftrace_filter" && t wr function "$T/current_tracer"
 		t wr nop "$T/current_tracer"
-		if t wr ktext_test_call "$T/set_ftrace_filter" && t wr function "$T/current_tracer"; then
-			[ $chk -eq 1 ] && { nodes_hit "function tracer" ktext_test_call || err=$((err + 1)); checks=$((checks + 1)); }
+		if t wr ktext_test_call "$T/set_ftrace_filter" &&
+			t wr function "$T/current_tracer"; then
+			[ $chk -eq 1 ] && {
+				nodes_hit "function tracer" ktext_test_call || err=$((err + 1))
+				checks=$((checks + 1))
+			}
 		fi
 		t wr nop "$T/current_tracer"
 		echo > "$T/set_ftrace_filter"
@@ -234,7 +247,10 @@ key_nodes()
 		t ap 'p:soak_m ktext_test_mod:ktext_test_call' "$T/kprobe_events"
 		# The module probe alone first: vfs_read's would flood the trace.
 		if t wr 1 "$T/events/kprobes/soak_m/enable"; then
-			[ $chk -eq 1 ] && { nodes_hit "kprobe" soak_m || err=$((err + 1)); checks=$((checks + 1)); }
+			[ $chk -eq 1 ] && {
+				nodes_hit "kprobe" soak_m || err=$((err + 1))
+				checks=$((checks + 1))
+			}
 		fi
 		t wr 1 "$T/events/kprobes/soak_k/enable"
 		t wr 0 "$T/events/kprobes/enable"
@@ -263,7 +279,8 @@ bg="$bg $!"
 			others=0
 			for y in $cpumap; do
 				[ "${y#*:}" = "$node" ] && [ "${y%:*}" != "$c" ] &&
-					[ "$(cat /sys/devices/system/cpu/cpu${y%:*}/online 2>/dev/null || echo 1)" = 1 ] &&
+					[ "$(cat /sys/devices/system/cpu/cpu${y%:*}/online \
+						2>/dev/null || echo 1)" = 1 ] &&
 					others=$((others + 1))
 			done
 			[ $others -gt 0 ] || continue
@@ -339,7 +356,8 @@ if vmem_init; then
 		# At least one cycle, however short the soak.
 		while :; do
 			if ! vmem_request "$vmem_want" vmem_online; then
-				echo "hot-add of $vmem_want bytes not online within $vmem_wait s" >> $W/perr.log
+				echo "hot-add of $vmem_want bytes" \
+					"not online within $vmem_wait s" >> $W/perr.log
 				err=$((err + 1))
 				break
 			fi
@@ -356,7 +374,8 @@ if vmem_init; then
 					touched=$((touched + 1))
 				else
 					err=$((err + 1))
-					echo "touching block $b from every node: $out" >> $W/perr.log
+					echo "touching block $b" \
+						"from every node: $out" >> $W/perr.log
 				fi
 			done
 			if ! vmem_request 0 vmem_gone; then
@@ -400,7 +419,8 @@ checkpoint()
 			# A loader that is done has left its result.
 			[ -e $W/$w ] && { set -- $gen 0; break; }
 			if [ $(($(date +%s) - t0)) -ge $cp_wait ]; then
-				fail "checkpoint $gen: worker $w still busy after $cp_wait s, no checks"
+				fail "checkpoint $gen: worker $w still busy after $cp_wait s," \
+					"no checks"
 				rm -f $pause
 				cp_bad=$((cp_bad + 1))
 				return
@@ -433,21 +453,25 @@ checkpoint()
 		[ -d "$OBSERVE" ] && rmmod ktext_observe_mod
 		t4=$(date +%s)
 		got=$(cat $PW/sum)
-		expect="static $incs_cp dynamic $incs_cp s8 $((incs_cp % 256)) s16 $((incs_cp % 65536))"
-		[ "$got" = "$expect" ] || fail "checkpoint $gen: counters: expected $expect, got $got"
+		expect="static $incs_cp dynamic $incs_cp"
+		expect="$expect s8 $((incs_cp % 256)) s16 $((incs_cp % 65536))"
+		[ "$got" = "$expect" ] ||
+			fail "checkpoint $gen: counters: expected $expect, got $got"
 		if [ -n "$win_before" ] && [ "$win_before" != mismatch ]; then
 			x=$(pcpw_window_pages) || fail "checkpoint $gen: $x"
 		fi
 		t5=$(date +%s)
 		x=$(mw_pages)
-		[ "$x" = "$mw_before" ] || fail "checkpoint $gen: module window holds '$x', '$mw_before' before the soak"
+		[ "$x" = "$mw_before" ] || fail "checkpoint $gen: module window holds '$x'," \
+			"'$mw_before' before the soak"
 		if [ -n "$mem_policy" ] && pcpt_active; then
 			x=$(pcpt_master_entries)
 			# The memory worker parks with its blocks removed.
 			k=0
 			[ "$mem_n" -gt 0 ] && k=$(vmem_kept_entries)
 			[ "$x" -eq $((n_before + k)) ] ||
-				fail "checkpoint $gen: master entries $x, $n_before before the soak (+$k for KASAN's shadow)"
+				fail "checkpoint $gen: master entries $x," \
+					"$n_before before the soak (+$k for KASAN's shadow)"
 		fi
 	} > $W/cp.out 2>&1
 	PCPT_KTAP_QUIET=
@@ -457,8 +481,10 @@ checkpoint()
 	[ $pcpt_failures -eq $f0 ] || cp_bad=$((cp_bad + 1))
 	cps=$((cps + 1))
 	cp_secs=$((cp_secs + $(date +%s) - t0))
-	echo "# checkpoint $gen: $((t1 - t0)) s until the workers stood still (the last: ${slow:-none})," \
-		"checks $((t2 - t1)) + $((t3 - t2)) + $((t4 - t3)) + $((t5 - t4)) + $(($(date +%s) - t5)) s" \
+	echo "# checkpoint $gen: $((t1 - t0)) s until the workers stood still" \
+		"(the last: ${slow:-none})," \
+		"checks $((t2 - t1)) + $((t3 - t2)) + $((t4 - t3))" \
+		"+ $((t5 - t4)) + $(($(date +%s) - t5)) s" \
 		"(tables, verify, module text view, counters and windows, the rest)"
 }
 
@@ -484,7 +510,8 @@ for c in $(cpulist_expand "$(cat /sys/devices/system/cpu/present)"); do
 	[ -w "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 > "$f"
 done
 [ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ] ||
-	fail "CPUs online after the soak: $(cat /sys/devices/system/cpu/online), present $(cat /sys/devices/system/cpu/present)"
+	fail "CPUs online after the soak: $(cat /sys/devices/system/cpu/online)," \
+		"present $(cat /sys/devices/system/cpu/present)"
 
 # result FILE: a worker's figures in $r, or a failure if it left none
 # (not in a subshell: fail must count).
@@ -540,14 +567,17 @@ trap - EXIT
 
 if [ "$cp_every" -gt 0 ]; then
 	if [ $gen -gt 0 ] && [ $cp_bad -eq 0 ]; then
-		pass "$cps checkpoints mid-soak ($cp_secs s, of which $cp_park s for the workers to stop): tables, copies, counters, windows, module window, master entries"
+		pass "$cps checkpoints mid-soak" \
+			"($cp_secs s, of which $cp_park s for the workers to stop):" \
+			"tables, copies, counters, windows, module window, master entries"
 	elif [ $gen -gt 0 ]; then
 		fail "$cp_bad of $gen checkpoints mid-soak failed (above)"
 	else
 		echo "# no checkpoint: the soak ended within pcpt.soak_checkpoint=$cp_every s"
 	fi
 fi
-[ "$lerr" -eq 0 ] && [ "$loads" -ge "$cycles" ] && pass "$loads module loads and unloads on $nnodes nodes" ||
+[ "$lerr" -eq 0 ] && [ "$loads" -ge "$cycles" ] &&
+	pass "$loads module loads and unloads on $nnodes nodes" ||
 	fail "$loads module loads ($cycles asked for), $lerr failed"
 [ "$perr" -eq 0 ] && [ "$toggles" -gt 0 ] && [ "$pchecks" -gt 0 ] &&
 	pass "$toggles patching switches, $pchecks checks on every node while on" ||
@@ -558,7 +588,8 @@ fi
 	fail "$churns percpu churns, $cerr failed (-EIO: a wrong value read or written, see dmesg)"
 if [ -n "$mem_policy" ]; then
 	[ "$merr" -eq 0 ] && [ "$mems" -gt 0 ] &&
-		pass "$mems memory hot-add/remove cycles, $touched blocks touched from every node" ||
+		pass "$mems memory hot-add/remove cycles," \
+			"$touched blocks touched from every node" ||
 		fail "$mems memory hot-add/remove cycles, $touched blocks touched, $merr failed"
 	vmem_gone || fail "blocks left after the soak: $(vmem_added)"
 	if pcpt_active; then
@@ -567,7 +598,8 @@ if [ -n "$mem_policy" ]; then
 		[ "$mems" -gt 0 ] && kept=$(vmem_kept_entries)
 		[ "$n_after" -eq $((n_before + kept)) ] &&
 			pass "master entries back to $n_after ($kept KASAN shadow entry kept)" ||
-			fail "master entries $n_before before the soak, $n_after after (+$kept for KASAN's shadow)"
+			fail "master entries $n_before before the soak, $n_after after" \
+				"(+$kept for KASAN's shadow)"
 	fi
 fi
 incs=$((writes * per_write))

@@ -79,5 +79,6 @@ echo "$line" | grep -q "enabled: $tables per-CPU kernel page tables, $((bytes / 
 # memory is freed.
 wxline=$(dmesg | sed -n '/Freeing unused kernel memory/,$p' | grep -m1 'Checked W+X mappings of')
 echo "$wxline" | grep -q "Checked W+X mappings of $tables per-CPU kernel tables: passed" &&
-	pass "W^X checked on every table" || fail "no boot-time W^X pass line for $tables tables: '$wxline'"
+	pass "W^X checked on every table" ||
+	fail "no boot-time W^X pass line for $tables tables: '$wxline'"
 finish

@@ -38,7 +38,8 @@ if pcpt_active; then
 	elif echo "$slot" > "$PCPT_DEBUGFS/test_vmalloc"; then
 		n1=$(sed -n 's/^master entries: //p' "$PCPT_DEBUGFS/status")
 		[ "$n1" -eq $((n0 + 1)) ] &&
-			pass "vmalloc at $slot created a top-level entry ($n0 -> $n1), read back on every CPU" ||
+			pass "vmalloc at $slot created a top-level entry ($n0 -> $n1)," \
+				"read back on every CPU" ||
 			fail "vmalloc at $slot: master entries $n0 -> $n1, expected one more"
 		pcpt_check "a new top-level vmalloc entry"
 	else
@@ -56,11 +57,13 @@ if pcpt_active; then
 		bad=
 		for f in /sys/kernel/debug/kernel_page_tables "$PCPT_DEBUGFS"/tables/cpu*; do
 			m=$(awk -v a="${alias%-*}" -v b="${alias#*-}" '
-			/^0x/ && NF > 3 && substr($1, 1, 18) < b && substr($1, 20, 18) > a { print $1 }' "$f")
+			/^0x/ && NF > 3 && substr($1, 1, 18) < b &&
+				substr($1, 20, 18) > a { print $1 }' "$f")
 			[ -z "$m" ] || bad="$bad ${f##*/}: $m"
 		done
 		[ -z "$bad" ] &&
-			pass "the write alias $alias is unmapped in the master and every root after the writes" ||
+			pass "the write alias $alias is unmapped in the master" \
+				"and every root after the writes" ||
 			fail "the write alias $alias is still mapped:$bad"
 	fi
 fi

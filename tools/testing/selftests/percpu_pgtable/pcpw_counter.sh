@@ -111,7 +111,10 @@ for c in $cpus; do
 				w = ($1 == c) ? n : 0
 				if (i == 7) { d = (d + 256) % 256; w %= 256 }
 				if (i == 9) { d = (d + 65536) % 65536; w %= 65536 }
-				if (d != w) { print $1 " " $(i - 1) " +" d " (expected +" w ")"; exit }
+				if (d != w) {
+					print $1 " " $(i - 1) " +" d " (expected +" w ")"
+					exit
+				}
 			}
 		}' /tmp/pcpw.before.$$ /tmp/pcpw.after.$$)
 	if [ -n "$r" ]; then
@@ -132,7 +135,8 @@ for c in $cpus; do
 done
 if pcpw_window_countable; then
 	if win=$(pcpw_window_pages); then
-		pass "after $churns percpu churns, every window maps the $win populated percpu pages"
+		pass "after $churns percpu churns, every window maps" \
+			"the $win populated percpu pages"
 	else
 		fail "after $churns percpu churns: $win"
 	fi

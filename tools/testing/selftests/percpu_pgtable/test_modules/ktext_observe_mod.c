@@ -162,7 +162,8 @@ static int ktext_view_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&ktext_lock);
 	if (!ktext_start) {
-		seq_puts(m, "no range: write \"image START END [CPUS]\" or \"module ADDR [CPUS]\"\n");
+		seq_puts(m,
+			 "no range: write \"image START END [CPUS]\" or \"module ADDR [CPUS]\"\n");
 		goto out;
 	}
 	v.on_node = kcalloc(nr_node_ids + 1, sizeof(*v.on_node), GFP_KERNEL);
