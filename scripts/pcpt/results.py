@@ -12,7 +12,9 @@
 # kselftest TAP (printed by run_kselftest.sh between the PCPT-KSELFTEST
 # markers) are both parsed by the kernel's own parser,
 # tools/testing/kunit/kunit_parser.py.  Any Oops, BUG, WARNING, KASAN,
-# KFENCE, UBSAN or lockdep report anywhere on the console fails the run.
+# KFENCE, UBSAN or lockdep report anywhere on the console fails the run,
+# and so does a skip that scripts/pcpt/expected-skips does not expect on
+# that boot.
 
 import argparse
 import io
@@ -242,6 +244,7 @@ def judge(args):
     else:
         add('console: no Oops/BUG/WARNING/KASAN/lockdep report', 'pass')
 
+    judge_skips(args.label, lines, results)
     detail.close()
     for r in results:
         word = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP'}[r['status']]
@@ -255,6 +258,42 @@ def judge(args):
     with open(args.log + '.json', 'w') as f:
         json.dump({'label': args.label, 'log': args.log, 'results': results}, f, indent=1)
     return 1 if failed else 0
+
+
+EXPECTED_SKIPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected-skips')
+
+
+def judge_skips(label, lines, results):
+    """Fail every skip that no rule of expected-skips accepts for this boot.
+
+    A skip is only as good as its gate: a test whose precondition stops
+    holding by mistake (a debugfs file renamed, an option no longer
+    passed) would otherwise turn into a quiet SKIP on every boot.
+    """
+    rules = []
+    with open(EXPECTED_SKIPS) as f:
+        for n, l in enumerate(f, 1):
+            if not l.strip() or l.startswith('#'):
+                continue
+            fields = l.rstrip('\n').split('\t')
+            if len(fields) != 3:
+                sys.exit(f'{EXPECTED_SKIPS}:{n}: not boot-regex<TAB>test-regex<TAB>why')
+            rules.append((re.compile(fields[0]), re.compile(fields[1]), fields[2]))
+    cmdline = next((TS_RE.sub('', l).split('Kernel command line:', 1)[1].strip()
+                    for l in lines if 'Kernel command line:' in l), '')
+    boot = f"{label.split(' ')[0]} | {cmdline}"
+    prefix = f'{label}: '
+    for r in results:
+        if r['status'] != 'skip':
+            continue
+        name = r['name'][len(prefix):]
+        why = next((w for b, t, w in rules if b.search(boot) and t.search(name)), None)
+        if why is None:
+            r['status'] = 'fail'
+            r['why'] = ('skipped, and no rule in scripts/pcpt/expected-skips expects '
+                        'that skip on this boot')
+        elif not r['why']:
+            r['why'] = why
 
 
 def status_word(kp, st):
