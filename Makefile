@@ -355,7 +355,8 @@ check-one:
 	@$(BOOT_ENV) MODE=check QUIET=1 bash $(S)/boot.sh $(IMAGE) $(INITRD) \
 		$(LOGDIR)/check-$(LOGTAG).log; rc=$$?; \
 	python3 $(S)/results.py judge --tree $(TREE) --label "$(LABEL)$(if $(CMDLINE), $(CMDLINE))" \
-		--boot-rc $$rc --expect-kunit --expect-kselftest $(LOGDIR)/check-$(LOGTAG).log
+		--boot-rc $$rc --expect-kunit --expect-kselftest --vmlinux $(BLD)/vmlinux \
+		$(LOGDIR)/check-$(LOGTAG).log
 
 check:
 	@mkdir -p $(LOGDIR) && rm -f $(LOGDIR)/check-series.log.json
@@ -468,6 +469,8 @@ ifeq ($(BENCH_BASE),1)
 	awk -v b=$$b -v p=$$p 'BEGIN { printf "vmlinux .text: base %d, patched %d bytes, ratio %.4f\n", b, p, p / b }' \
 		| tee -a $(BENCH_DIR)/this_cpu_insns.txt
 endif
+	@python3 $(S)/window-sites.py --json $(BENCH_DIR)/window_sites.json $(BLD)/vmlinux \
+		> $(BENCH_DIR)/window_sites.txt; rc=$$?; cat $(BENCH_DIR)/window_sites.txt; exit $$rc
 	@BUSYBOX=$(OUT)/deps/busybox/bin/busybox bash $(S)/mkinitramfs.sh $(TREE) $(BLD) \
 		$(BENCH_DIR)/initramfs.cpio $(BENCH_DIR)/guest:/bench
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
@@ -481,7 +484,8 @@ endif
 # make bench (BENCH_JSON: which ones).
 # The README's figures: make bench-report with BENCH_JSON naming the JSON
 # of the last full make bench, committed in results/ (README, Figures).
-BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json $(OUT)/bench/*/this_cpu_insns*.json)
+BENCH_JSON ?= $(wildcard $(OUT)/bench/*/results.json $(OUT)/bench/*/this_cpu_insns*.json \
+	$(OUT)/bench/*/window_sites.json)
 bench-report:
 	@[ -n "$(strip $(BENCH_JSON))" ] || { echo "pcpt: error: no results.json under $(OUT)/bench: run make bench first, or name files with BENCH_JSON=" >&2; exit 2; }
 	@python3 $(S)/bench-md.py $(BENCH_JSON)

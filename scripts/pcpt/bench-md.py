@@ -8,7 +8,8 @@
 # Usage: bench-md.py RESULTS.json [RESULTS.json ...]
 # Each file contributes the parts it has: timing and fetch rows, path
 # length per operation, the boot phases, scaling; insn-count.py's JSON
-# (this_cpu_insns*.json) the instructions of each this_cpu probe.
+# (this_cpu_insns*.json) the instructions of each this_cpu probe;
+# window-sites.py's (window_sites.json) the window operations of the image.
 
 import json
 import os
@@ -198,6 +199,20 @@ def probes(rows, live):
     print()
 
 
+def window_sites(r):
+    """window-sites.py's JSON: the window operations of the patched image."""
+    print(f"this_cpu window operations in the patched image, decoded from its "
+          f".altinstructions: {r['sites']:,} sites (each an inlined this_cpu op); "
+          f"store-only LSE atomics (ST*) among them: {len(r['store_only'])}. "
+          f"Sites per atomic they are patched to on a CPU with LSE (without it, each "
+          f"keeps its LL/SC loop):\n")
+    print('| atomic | sites |')
+    print('|---|---|')
+    for name, n in sorted(r['atomics_per_site'].items(), key=lambda x: -x[1]):
+        print(f'| `{name}` | {n} |')
+    print()
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit('usage: bench-md.py RESULTS.json [RESULTS.json ...]')
@@ -210,6 +225,10 @@ def main():
         if isinstance(r, list):
             print(f'<!-- from {path} -->\n')
             probes(r, 'live' in os.path.basename(path))
+            continue
+        if 'atomics_per_site' in r:
+            print(f'<!-- from {path} -->\n')
+            window_sites(r)
             continue
         t = r.get('topology', {})
         # The scaling part boots its own topologies, listed in its rows.

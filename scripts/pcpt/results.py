@@ -21,6 +21,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 
 # Console reports that fail a run whatever the tests said.
@@ -244,6 +245,8 @@ def judge(args):
     else:
         add('console: no Oops/BUG/WARNING/KASAN/lockdep report', 'pass')
 
+    if args.vmlinux:
+        judge_image(args.vmlinux, add)
     judge_skips(args.label, lines, results)
     detail.close()
     for r in results:
@@ -261,6 +264,25 @@ def judge(args):
 
 
 EXPECTED_SKIPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'expected-skips')
+
+
+def judge_image(vmlinux, add):
+    """The booted image's this_cpu window operations keep the near atomics.
+
+    window-sites.py decodes every window operation of the image from its
+    .altinstructions table; none may use a store-only LSE atomic.  An
+    image built without the window has nothing to check.
+    """
+    r = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     'window-sites.py'), vmlinux],
+                       capture_output=True, text=True)
+    if r.returncode == 4:
+        return
+    m = re.search(r'window-sites: (\d+) this_cpu window operations', r.stdout)
+    n = m.group(1) if m else '?'
+    add(f'image: no store-only LSE atomic (ST*) in its {n} this_cpu window operations',
+        'pass' if r.returncode == 0 else 'fail',
+        '' if r.returncode == 0 else (r.stderr.strip() or r.stdout.strip())[-300:])
 
 
 def judge_skips(label, lines, results):
@@ -338,6 +360,7 @@ def main():
     j.add_argument('--boot-rc', type=int, required=True)
     j.add_argument('--expect-kunit', action='store_true')
     j.add_argument('--expect-kselftest', action='store_true')
+    j.add_argument('--vmlinux', help='the booted image: check its this_cpu window operations')
     j.add_argument('log')
     t = sub.add_parser('total')
     t.add_argument('json', nargs='*')
