@@ -285,12 +285,39 @@ def judge_image(vmlinux, add):
         '' if r.returncode == 0 else (r.stderr.strip() or r.stdout.strip())[-300:])
 
 
+def skip_reason(name, text):
+    """The reason a skipped test gave, from the console (TEXT: lines without
+    timestamps): KUnit's "ok N case # SKIP reason", or a selftest's last
+    "# SKIP reason" line before the runner's result line for it."""
+    kind, _, rest = name.partition('/')
+    if kind == 'kunit':
+        case = re.escape(rest.rsplit('/', 1)[-1])
+        for t in text:
+            m = re.match(rf'\s*ok \d+ {case} # SKIP ?(.*)$', t)
+            if m:
+                return m.group(1).strip()
+        return ''
+    script = re.escape(rest.rsplit('/', 1)[-1])
+    end = next((i for i, t in enumerate(text)
+                if re.match(rf'(not )?ok \d+ selftests: \S+: {script}\b', t)), None)
+    if end is None:
+        return ''
+    for t in reversed(text[:end]):
+        if re.match(r'(not )?ok \d+ selftests: ', t):
+            break
+        m = re.match(r'#.*# SKIP:? ?(.*)$', t)
+        if m:
+            return m.group(1).strip()
+    return ''
+
+
 def judge_skips(label, lines, results):
     """Fail every skip that no rule of expected-skips accepts for this boot.
 
     A skip is only as good as its gate: a test whose precondition stops
     holding by mistake (a debugfs file renamed, an option no longer
-    passed) would otherwise turn into a quiet SKIP on every boot.
+    passed) would otherwise turn into a quiet SKIP on every boot.  A rule
+    names the boots, the test and the reason it may give.
     """
     rules = []
     with open(EXPECTED_SKIPS) as f:
@@ -298,22 +325,26 @@ def judge_skips(label, lines, results):
             if not l.strip() or l.startswith('#'):
                 continue
             fields = l.rstrip('\n').split('\t')
-            if len(fields) != 3:
-                sys.exit(f'{EXPECTED_SKIPS}:{n}: not boot-regex<TAB>test-regex<TAB>why')
-            rules.append((re.compile(fields[0]), re.compile(fields[1]), fields[2]))
-    cmdline = next((TS_RE.sub('', l).split('Kernel command line:', 1)[1].strip()
-                    for l in lines if 'Kernel command line:' in l), '')
+            if len(fields) != 4:
+                sys.exit(f'{EXPECTED_SKIPS}:{n}: not boot-regex<TAB>test-regex<TAB>'
+                         'reason-regex<TAB>why')
+            rules.append(tuple(re.compile(x) for x in fields[:3]) + (fields[3],))
+    text = [TS_RE.sub('', l) for l in lines]
+    cmdline = next((t.split('Kernel command line:', 1)[1].strip()
+                    for t in text if 'Kernel command line:' in t), '')
     boot = f"{label.split(' ')[0]} | {cmdline}"
     prefix = f'{label}: '
     for r in results:
         if r['status'] != 'skip':
             continue
         name = r['name'][len(prefix):]
-        why = next((w for b, t, w in rules if b.search(boot) and t.search(name)), None)
+        reason = skip_reason(name, text)
+        why = next((w for b, t, c, w in rules
+                    if b.search(boot) and t.search(name) and c.search(reason)), None)
         if why is None:
             r['status'] = 'fail'
-            r['why'] = ('skipped, and no rule in scripts/pcpt/expected-skips expects '
-                        'that skip on this boot')
+            r['why'] = (f'skipped ("{reason}"), and no rule in scripts/pcpt/expected-skips '
+                        'expects that skip on this boot')
         elif not r['why']:
             r['why'] = why
 

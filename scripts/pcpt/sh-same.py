@@ -10,8 +10,9 @@
 # drops comments, joins continuation lines and normalises blanks.  One
 # difference is accepted and listed for review: a double-quoted message
 # given to pass, fail, skip or echo split into several arguments at a
-# space ("a b" -> "a" "b"), which those join again with one space.
-# Exits 1 if any other difference remains.
+# space ("a b" -> "a" "b") at the top level of their arguments, which
+# those join again with one space.  Any other difference (a command
+# rewritten, lines added) is printed for review by hand and exits 1.
 
 import difflib
 import os
@@ -19,8 +20,89 @@ import re
 import subprocess
 import sys
 
-SPLIT_RE = re.compile(r'"\s+"')
-MSG_RE = re.compile(r'(^|[\s;&|(])(pass|fail|skip|echo) ')
+MSG_RE = re.compile(r'(pass|fail|skip|echo)\s')
+KEYWORDS_RE = re.compile(r'(if|then|else|elif|do|while|until|!)\s')
+
+
+def join_splits(s):
+    """S with the message arguments of pass/fail/skip/echo joined where split.
+
+    Only a closing and an opening double quote separated by blanks, at the
+    top level of such a command's arguments, count ("a" "b" -> "a b");
+    blanks inside quotes, $(...) or ${...}, in other commands, or after a
+    redirection are left alone, so any other split shows as a difference.
+    """
+    out, stack, i = '', [], 0
+    at_cmd, in_msg = True, False
+    while i < len(s):
+        c = s[i]
+        ctx = stack[-1] if stack else None
+        if c == '\\' and ctx != 'sq':
+            out += s[i:i + 2]
+            i += 2
+            at_cmd = False
+            continue
+        if ctx is None:
+            if c in ';&|(){}<>':
+                at_cmd, in_msg = c not in '<>', False
+                out += c
+                i += 1
+                continue
+            if c.isspace():
+                j = i
+                while j < len(s) and s[j].isspace():
+                    j += 1
+                if in_msg and out.endswith('"') and not out.endswith('\\"') and \
+                        s[j:j + 1] == '"':
+                    out = out[:-1] + ' '
+                    stack.append('dq')
+                    i = j + 1
+                    continue
+                out += s[i:j]
+                i = j
+                continue
+            if at_cmd:
+                m = KEYWORDS_RE.match(s, i)
+                if m:
+                    out += m.group(0)
+                    i = m.end()
+                    continue
+                in_msg = bool(MSG_RE.match(s, i))
+                at_cmd = False
+            if c == '"':
+                stack.append('dq')
+            elif c == "'":
+                stack.append('sq')
+        elif ctx == 'sq':
+            if c == "'":
+                stack.pop()
+        elif ctx == 'dq':
+            if c == '"':
+                stack.pop()
+            elif s.startswith('$(', i) or s.startswith('${', i):
+                stack.append('cmd' if s[i + 1] == '(' else 'brace')
+                out += s[i:i + 2]
+                i += 2
+                continue
+        elif ctx == 'cmd':
+            if c == '(':
+                stack.append('cmd')
+            elif c == ')':
+                stack.pop()
+            elif c == '"':
+                stack.append('dq')
+            elif c == "'":
+                stack.append('sq')
+        elif ctx == 'brace' and c == '}':
+            stack.pop()
+        out += c
+        i += 1
+    return out
+
+
+def same_or_split(x, y):
+    """X and Y are the same command, or Y splits X's message arguments."""
+    return x == y or join_splits(x) == join_splits(y)
 
 
 def norm(text):
@@ -43,18 +125,22 @@ def main():
         if a == b:
             print('same  ', f)
             continue
-        ok = len(a) == len(b)
-        if not ok:
-            print('\n'.join(difflib.unified_diff(a, b, lineterm='', n=1)))
-        for x, y in zip(a, b) if ok else []:
-            if x == y:
+        ok = True
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+            if op == 'equal':
                 continue
-            m = MSG_RE.search(y)
-            if m and x[:m.end()] == y[:m.end()] and SPLIT_RE.sub(' ', y[m.end():]) == x[m.end():]:
-                print('  split:', y.strip())
+            if op == 'replace' and i2 - i1 == j2 - j1 and \
+                    all(same_or_split(x, y) for x, y in zip(a[i1:i2], b[j1:j2])):
+                for x, y in zip(a[i1:i2], b[j1:j2]):
+                    if x != y:
+                        print('  split:', y.strip())
                 continue
-            print(f'  -{x}\n  +{y}')
             ok = False
+            print(f'  {op}: review by hand')
+            for x in a[i1:i2]:
+                print(f'  -{x}')
+            for y in b[j1:j2]:
+                print(f'  +{y}')
         bad += not ok
         print('ok    ' if ok else 'DIFFER', f)
     return 1 if bad else 0
