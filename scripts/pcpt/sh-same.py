@@ -8,11 +8,15 @@
 # Compares each FILE with its version at git revision REV after bash's
 # own normalisation (declare -f of a function holding the script), which
 # drops comments, joins continuation lines and normalises blanks.  One
-# difference is accepted and listed for review: a double-quoted message
-# given to pass, fail, skip or echo split into several arguments at a
-# space ("a b" -> "a" "b") at the top level of their arguments, which
-# those join again with one space.  Any other difference (a command
-# rewritten, lines added) is printed for review by hand and exits 1.
+# difference is accepted: a double-quoted message given to pass, fail,
+# skip or echo split into several arguments at the top level of that
+# command ("a b" -> "a" "b"), which those join again with one space (not
+# inside $(...), ${...}, another command, a redirection, a here-document
+# or a quoted string spanning lines; not for an echo whose first argument
+# starts with '-'; not in a script that assigns IFS, which "$*" joins
+# with).  The first line (#!) must not change, and a #!/bin/sh script
+# must still parse with dash (bash accepts bash-only syntax).  Every
+# other difference is printed for review by hand and exits 1.
 
 import difflib
 import os
@@ -22,52 +26,90 @@ import sys
 
 MSG_RE = re.compile(r'(pass|fail|skip|echo)\s')
 KEYWORDS_RE = re.compile(r'(if|then|else|elif|do|while|until|!)\s')
+HEREDOC_RE = re.compile(r'<<(-?)\s*(["\']?)([A-Za-z_][A-Za-z0-9_]*)\2')
+IFS_RE = re.compile(r'(^|[;&|(\s])IFS=(?!\S*\s+read\b)')
+
+
+def norm(text):
+    src = '__f() {\n' + text + '\n}\ndeclare -f __f\n'
+    r = subprocess.run(['bash', '-c', src], capture_output=True, text=True)
+    if r.returncode or r.stderr:
+        sys.exit('sh-same: bash cannot parse it: ' + r.stderr)
+    return r.stdout.splitlines()
 
 
 def join_splits(s):
-    """S with the message arguments of pass/fail/skip/echo joined where split.
-
-    Only a closing and an opening double quote separated by blanks, at the
-    top level of such a command's arguments, count ("a" "b" -> "a b");
-    blanks inside quotes, $(...) or ${...}, in other commands, or after a
-    redirection are left alone, so any other split shows as a difference.
-    """
-    out, stack, i = '', [], 0
-    at_cmd, in_msg = True, False
+    """S (a whole normalised script) with message arguments joined where split."""
+    out, stack, i = [], [], 0
+    at_cmd, in_msg, heredocs = True, False, []
     while i < len(s):
         c = s[i]
         ctx = stack[-1] if stack else None
         if c == '\\' and ctx != 'sq':
-            out += s[i:i + 2]
+            out.append(s[i:i + 2])
             i += 2
             at_cmd = False
             continue
         if ctx is None:
+            if c == '\n':
+                out.append(c)
+                i += 1
+                at_cmd, in_msg = True, False
+                # Here-document bodies are copied as they are.
+                for strip, word in heredocs:
+                    while i < len(s):
+                        j = s.find('\n', i)
+                        j = len(s) if j < 0 else j + 1
+                        line = s[i:j]
+                        out.append(line)
+                        i = j
+                        if (line.lstrip('\t') if strip else line).rstrip('\n') == word:
+                            break
+                heredocs = []
+                continue
+            if s.startswith('<<', i) and not s.startswith('<<<', i):
+                m = HEREDOC_RE.match(s, i)
+                if m:
+                    heredocs.append((m.group(1) == '-', m.group(3)))
+                    out.append(m.group(0))
+                    i = m.end()
+                    at_cmd = in_msg = False
+                    continue
+            if s.startswith('$(', i) or s.startswith('${', i):
+                stack.append('cmd' if s[i + 1] == '(' else 'brace')
+                out.append(s[i:i + 2])
+                i += 2
+                at_cmd = False
+                continue
             if c in ';&|(){}<>':
                 at_cmd, in_msg = c not in '<>', False
-                out += c
+                out.append(c)
                 i += 1
                 continue
-            if c.isspace():
+            if c in ' \t':
                 j = i
-                while j < len(s) and s[j].isspace():
+                while j < len(s) and s[j] in ' \t':
                     j += 1
-                if in_msg and out.endswith('"') and not out.endswith('\\"') and \
+                prev = out[-1] if out else ''
+                if in_msg and prev.endswith('"') and not prev.endswith('\\"') and \
                         s[j:j + 1] == '"':
-                    out = out[:-1] + ' '
+                    out[-1] = prev[:-1]
+                    out.append(' ')
                     stack.append('dq')
                     i = j + 1
                     continue
-                out += s[i:j]
+                out.append(s[i:j])
                 i = j
                 continue
             if at_cmd:
                 m = KEYWORDS_RE.match(s, i)
                 if m:
-                    out += m.group(0)
+                    out.append(m.group(0))
                     i = m.end()
                     continue
-                in_msg = bool(MSG_RE.match(s, i))
+                m = MSG_RE.match(s, i)
+                in_msg = bool(m) and not (m.group(1) == 'echo' and
+                                          re.match(r'"?-', s[m.end():].lstrip(' \t')))
                 at_cmd = False
             if c == '"':
                 stack.append('dq')
@@ -81,7 +123,7 @@ def join_splits(s):
                 stack.pop()
             elif s.startswith('$(', i) or s.startswith('${', i):
                 stack.append('cmd' if s[i + 1] == '(' else 'brace')
-                out += s[i:i + 2]
+                out.append(s[i:i + 2])
                 i += 2
                 continue
         elif ctx == 'cmd':
@@ -93,24 +135,14 @@ def join_splits(s):
                 stack.append('dq')
             elif c == "'":
                 stack.append('sq')
-        elif ctx == 'brace' and c == '}':
-            stack.pop()
-        out += c
+        elif ctx == 'brace':
+            if c == '}':
+                stack.pop()
+            elif c == '"':
+                stack.append('dq')
+        out.append(c)
         i += 1
-    return out
-
-
-def same_or_split(x, y):
-    """X and Y are the same command, or Y splits X's message arguments."""
-    return x == y or join_splits(x) == join_splits(y)
-
-
-def norm(text):
-    src = '__f() {\n' + text + '\n}\ndeclare -f __f\n'
-    r = subprocess.run(['bash', '-c', src], capture_output=True, text=True)
-    if r.returncode or r.stderr:
-        sys.exit('sh-same: bash cannot parse it: ' + r.stderr)
-    return r.stdout.splitlines()
+    return ''.join(out)
 
 
 def main():
@@ -121,28 +153,43 @@ def main():
         d = os.path.dirname(os.path.abspath(f))
         old = subprocess.run(['git', 'show', f'{rev}:./{os.path.basename(f)}'], cwd=d,
                              capture_output=True, text=True, check=True).stdout
-        a, b = norm(old), norm(open(f).read())
-        if a == b:
+        new = open(f).read()
+        problems = []
+        first_old, first_new = old.split('\n', 1)[0], new.split('\n', 1)[0]
+        if first_old != first_new and '#!' in (first_old[:2], first_new[:2]):
+            problems.append(f'the #! line changed: {first_new}')
+        if new.startswith('#!/bin/sh'):
+            r = subprocess.run(['dash', '-n', f], capture_output=True, text=True)
+            if r.returncode:
+                problems.append('dash cannot parse it: ' + r.stderr.strip())
+        a, b = norm(old), norm(new)
+        if a == b and not problems:
             print('same  ', f)
             continue
-        ok = True
+        ja, jb = join_splits('\n'.join(a)), join_splits('\n'.join(b))
+        if ja != jb:
+            problems.append('commands differ')
+        elif a != b and IFS_RE.search('\n'.join(b)):
+            problems.append('IFS is assigned: "$*" joins the split messages with its first '
+                            'character')
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
             if op == 'equal':
                 continue
-            if op == 'replace' and i2 - i1 == j2 - j1 and \
-                    all(same_or_split(x, y) for x, y in zip(a[i1:i2], b[j1:j2])):
-                for x, y in zip(a[i1:i2], b[j1:j2]):
-                    if x != y:
+            hunk_same = join_splits('\n'.join(a[i1:i2])) == join_splits('\n'.join(b[j1:j2]))
+            if hunk_same:
+                for y in b[j1:j2]:
+                    if y not in a[i1:i2]:
                         print('  split:', y.strip())
                 continue
-            ok = False
             print(f'  {op}: review by hand')
             for x in a[i1:i2]:
                 print(f'  -{x}')
             for y in b[j1:j2]:
                 print(f'  +{y}')
-        bad += not ok
-        print('ok    ' if ok else 'DIFFER', f)
+        for p in problems:
+            print('  ' + p)
+        bad += bool(problems)
+        print('DIFFER' if problems else 'ok    ', f)
     return 1 if bad else 0
 
 

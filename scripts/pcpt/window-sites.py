@@ -20,7 +20,9 @@ far, at the interconnect, where the LD* form with a result runs in the
 L1.  The window keeps the LD* form; this checks that no operation, and
 no assembler alias, turned it into the store-only one.
 
-Exits 1 on a store-only atomic, 4 for an image without the window.
+Exits 1 on a store-only atomic, 4 for an image without the window (no
+this_cpu_window_patch symbol), 2 when a read-modify-write site's LSE form
+cannot be found (the decoding no longer matches the image).
 
 --mutate-one COPY rewrites the destination of the first window LDADD it
 finds to the zero register (making it STADD) and writes the image so
@@ -78,9 +80,10 @@ def sections(path):
                          check=True).stdout
     secs = {}
     for line in out.splitlines():
-        m = re.match(r'\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)', line)
-        if m:
-            secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16), int(m.group(4), 16))
+        m = re.match(r'\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)',
+                     line)
+        if m and m.group(2) != 'NOBITS':
+            secs[m.group(1)] = (int(m.group(3), 16), int(m.group(4), 16), int(m.group(5), 16))
     return secs
 
 
@@ -165,7 +168,7 @@ def main():
 
     mutated = None
     kinds = collections.Counter()
-    far = []
+    far, lost = [], []
     lengths = collections.Counter()
     for s in sites:
         found = set()
@@ -191,6 +194,12 @@ def main():
         for name in found:
             kinds[name] += 1
         if not found:
+            # A read or a write is one instruction in line; anything
+            # longer is a read-modify-write whose LSE form was not found,
+            # which would let a store-only atomic there go unseen.
+            if inline[1] - inline[0] > 4:
+                lost.append(f'site {s:#x}: {(inline[1] - inline[0]) // 4} instructions '
+                            'in line, no LSE atomic found for them')
             kinds['(no atomic: read, write)'] += 1
 
     if args.mutate_one:
@@ -212,6 +221,11 @@ def main():
         print(f'window-sites:   {c:6} {name}')
     print('window-sites: instructions in line after the first (sites): ' +
           ', '.join(f'{k} ({v})' for k, v in sorted(lengths.items())))
+    if lost:
+        print(f'window-sites: error: {len(lost)} read-modify-write operation(s) whose LSE form '
+              f'was not found (the decoding is out of step with the image): {"; ".join(lost[:5])}',
+              file=sys.stderr)
+        return 2
     if far:
         print(f'window-sites: error: {len(far)} store-only LSE atomic(s) in window operations '
               f'(keep the LD* form: some cores execute ST* far): {"; ".join(far[:5])}',
