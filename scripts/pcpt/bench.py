@@ -390,6 +390,9 @@ def pathlen(images, initrd, plugin, out, runs):
 # Scaling: operations whose cost grows with the number of roots or nodes,
 # and the boot phases that build and switch them.
 SCALE_OPS = ('new_top_entry', 'module', 'static_key')
+# Their loop counts in the scaling boots (pathlen.c's NAME:N): the
+# counts of the path-length table would make a 64-CPU boot take long.
+SCALE_N = {'new_top_entry': 4, 'module': 5, 'static_key': 10}
 # kernel_replication_init() up to the switch builds every node's tables;
 # the switch copies the text under stop_machine() and replaces every root.
 # 'early' is boot up to setup_per_cpu_areas(): base has it as its first
@@ -449,7 +452,7 @@ def scaling(images, initrd, plugin, out, topologies):
             name = f'{kind}-{nodes}x{cpn}'
             print(f'pcpt: bench scaling: {nodes} nodes x {cpn} CPUs: {kind}', flush=True)
             res, phases, metrics, e = pathlen_boot(name, images[kind], initrd, plugin, out, 0,
-                                                   'pcpt.bench_ops=' + ','.join(SCALE_OPS), env)
+                                                   'pcpt.bench_ops=' + ','.join(f'{op}:{SCALE_N[op]}' for op in SCALE_OPS), env)
             errors += e
             row = {'kernel': kind, 'nodes': nodes, 'cpus': nodes * cpn, 'ops': {},
                    'phases': {}, 'memory': {}}

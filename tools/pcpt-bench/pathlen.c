@@ -18,7 +18,8 @@
  *   MODULE        a .ko loaded and unloaded by the module operation
  *   BENCH_MODULE  pcpt_bench_mod.ko, loaded (loops=0) after the first
  *                 mark for the new top-level entry operation
- *   OPS           the operations to run (default: all)
+ *   OPS           the operations to run (default: all), each NAME or
+ *                 NAME:N to run it with N in place of its default
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -173,16 +174,24 @@ static const struct op {
 	void (*fn)(void);
 	int n;
 } ops[] = {
-	{ "getppid", op_getppid, 2000 },
-	{ "read1", op_read1, 2000 },
-	{ "pipe_rtt", op_pipe, 500 },
-	{ "fork_exit_wait", op_fork, 50 },
-	{ "page_fault", op_fault, 500 },
-	{ "open_close", op_open, 500 },
-	{ "static_key", op_static_key, 10 },
-	{ "ftrace", op_ftrace, 5 },
-	{ "module", op_module, 5 },
-	{ "new_top_entry", op_new_top, 4 },
+	/*
+	 * N per loop (each runs 4N times: warm-up, N, 2N).  Enough that work
+	 * one iteration defers (RCU callbacks, kworkers, the module loader's
+	 * freeing) is a small part of a loop's count; the slow operations
+	 * stop where a boot under TCG would take minutes.  A new top-level
+	 * entry uses a vmalloc slot of its own each time (page tables are not
+	 * freed): 64 of the ~250 with 4K pages.
+	 */
+	{ "getppid", op_getppid, 4000 },
+	{ "read1", op_read1, 4000 },
+	{ "pipe_rtt", op_pipe, 2000 },
+	{ "fork_exit_wait", op_fork, 1000 },
+	{ "page_fault", op_fault, 4000 },
+	{ "open_close", op_open, 4000 },
+	{ "static_key", op_static_key, 500 },
+	{ "ftrace", op_ftrace, 100 },
+	{ "module", op_module, 200 },
+	{ "new_top_entry", op_new_top, 16 },
 };
 
 static void start_partner(void)
@@ -257,13 +266,29 @@ int main(int argc, char **argv)
 	start_partner();
 	write_file(TRACEFS "/set_ftrace_filter", "vfs_read");
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		struct op o = ops[i];
+
 		if (argc > 5) {
-			for (a = 5; a < argc && strcmp(argv[a], ops[i].name); a++)
-				;
+			size_t len = strlen(o.name);
+
+			for (a = 5; a < argc; a++)
+				if (!strncmp(argv[a], o.name, len) &&
+				    (argv[a][len] == 0 || argv[a][len] == ':'))
+					break;
 			if (a == argc)
 				continue;
+			if (argv[a][len] == ':') {
+				o.n = atoi(argv[a] + len + 1);
+				if (o.n <= 0) {
+					fprintf(stderr, "pathlen: %s: N must be a positive number\n",
+						argv[a]);
+					printf("PCPT-BENCH-ERROR pathlen: %s: N must be a positive number\n",
+					       argv[a]);
+					return 2;
+				}
+			}
 		}
-		run(&ops[i]);
+		run(&o);
 	}
 	close(ping[1]);
 	waitpid(partner, NULL, 0);
