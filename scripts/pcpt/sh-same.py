@@ -13,8 +13,10 @@
 # command ("a b" -> "a" "b"), which those join again with one space (not
 # inside $(...), ${...}, another command, a redirection, a here-document
 # or a quoted string spanning lines; not for an echo whose first argument
-# starts with '-'; not in a script that assigns IFS, which "$*" joins
-# with).  The first line (#!) must not change, and a #!/bin/sh script
+# does not start with a quote and a character other than '-' or '$';
+# not in a script that uses IFS, which "$*" joins with, nor for a
+# message command the script defines itself).  IFS set in a sourced file
+# is not seen.  The first line (#!) must not change, and a #!/bin/sh script
 # must still parse with dash (bash accepts bash-only syntax).  Every
 # other difference is printed for review by hand and exits 1.
 
@@ -27,7 +29,8 @@ import sys
 MSG_RE = re.compile(r'(pass|fail|skip|echo)\s')
 KEYWORDS_RE = re.compile(r'(if|then|else|elif|do|while|until|!)\s')
 HEREDOC_RE = re.compile(r'<<(-?)\s*(["\']?)([A-Za-z_][A-Za-z0-9_]*)\2')
-IFS_RE = re.compile(r'(^|[;&|(\s])IFS=(?!\S*\s+read\b)')
+IFS_RE = re.compile(r'\bIFS\b(?!=\S*\s+read\b)')
+DEF_RE = re.compile(r'^\s*(?:function\s+)?(pass|fail|skip|echo)\s*\(\)', re.M)
 
 
 def norm(text):
@@ -38,8 +41,12 @@ def norm(text):
     return r.stdout.splitlines()
 
 
-def join_splits(s):
-    """S (a whole normalised script) with message arguments joined where split."""
+def join_splits(s, redefined=()):
+    """S (a whole normalised script) with message arguments joined where split.
+
+    REDEFINED: message commands the script defines itself, whose splits
+    are not joined (their definition decides how arguments are joined).
+    """
     out, stack, i = [], [], 0
     at_cmd, in_msg, heredocs = True, False, []
     while i < len(s):
@@ -50,6 +57,30 @@ def join_splits(s):
             i += 2
             at_cmd = False
             continue
+        if ctx in (None, 'cmd') and c == '\n' and heredocs:
+            # Here-document bodies are copied as they are.
+            out.append(c)
+            i += 1
+            for strip, word in heredocs:
+                while i < len(s):
+                    j = s.find('\n', i)
+                    j = len(s) if j < 0 else j + 1
+                    line = s[i:j]
+                    out.append(line)
+                    i = j
+                    if (line.lstrip('\t') if strip else line).rstrip('\n') == word:
+                        break
+            heredocs = []
+            if ctx is None:
+                at_cmd, in_msg = True, False
+            continue
+        if ctx == 'cmd' and s.startswith('<<', i) and not s.startswith('<<<', i):
+            m = HEREDOC_RE.match(s, i)
+            if m:
+                heredocs.append((m.group(1) == '-', m.group(3)))
+                out.append(m.group(0))
+                i = m.end()
+                continue
         if ctx is None:
             if c == '\n':
                 out.append(c)
@@ -108,8 +139,11 @@ def join_splits(s):
                     i = m.end()
                     continue
                 m = MSG_RE.match(s, i)
-                in_msg = bool(m) and not (m.group(1) == 'echo' and
-                                          re.match(r'"?-', s[m.end():].lstrip(' \t')))
+                # echo takes options from a first argument that starts
+                # with '-', which a variable may hold too.
+                in_msg = bool(m) and m.group(1) not in redefined and not (
+                    m.group(1) == 'echo' and
+                    not re.match(r'"[^-$"]', s[m.end():].lstrip(' \t')))
                 at_cmd = False
             if c == '"':
                 stack.append('dq')
@@ -162,24 +196,34 @@ def main():
             r = subprocess.run(['dash', '-n', f], capture_output=True, text=True)
             if r.returncode:
                 problems.append('dash cannot parse it: ' + r.stderr.strip())
+        if old.count("$'") != new.count("$'"):
+            problems.append("$'...' quoting added or removed (bash's parse hides it, dash "
+                            "does not know it)")
         a, b = norm(old), norm(new)
         if a == b and not problems:
             print('same  ', f)
             continue
-        ja, jb = join_splits('\n'.join(a)), join_splits('\n'.join(b))
+        redefined = set(DEF_RE.findall(new)) | set(DEF_RE.findall(old))
+        ja = join_splits('\n'.join(a), redefined)
+        jb = join_splits('\n'.join(b), redefined)
         if ja != jb:
             problems.append('commands differ')
         elif a != b and IFS_RE.search('\n'.join(b)):
-            problems.append('IFS is assigned: "$*" joins the split messages with its first '
+            problems.append('IFS is used: "$*" joins the split messages with its first '
                             'character')
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
             if op == 'equal':
                 continue
-            hunk_same = join_splits('\n'.join(a[i1:i2])) == join_splits('\n'.join(b[j1:j2]))
+            # A hunk joined on its own, out of context, is only a hint
+            # when the whole script does not join the same.
+            hunk_same = join_splits('\n'.join(a[i1:i2]), redefined) == \
+                join_splits('\n'.join(b[j1:j2]), redefined)
             if hunk_same:
                 for y in b[j1:j2]:
                     if y not in a[i1:i2]:
-                        print('  split:', y.strip())
+                        print('  split:' if ja == jb else
+                              '  split out of context (the script differs elsewhere):',
+                              y.strip())
                 continue
             print(f'  {op}: review by hand')
             for x in a[i1:i2]:
