@@ -74,38 +74,21 @@ def join_splits(s, redefined=()):
             if ctx is None:
                 at_cmd, in_msg = True, False
             continue
-        if ctx == 'cmd' and s.startswith('<<', i) and not s.startswith('<<<', i):
+        if ctx in (None, 'cmd') and s.startswith('<<', i) and not s.startswith('<<<', i):
             m = HEREDOC_RE.match(s, i)
             if m:
                 heredocs.append((m.group(1) == '-', m.group(3)))
                 out.append(m.group(0))
                 i = m.end()
+                if ctx is None:
+                    at_cmd = in_msg = False
                 continue
         if ctx is None:
             if c == '\n':
                 out.append(c)
                 i += 1
                 at_cmd, in_msg = True, False
-                # Here-document bodies are copied as they are.
-                for strip, word in heredocs:
-                    while i < len(s):
-                        j = s.find('\n', i)
-                        j = len(s) if j < 0 else j + 1
-                        line = s[i:j]
-                        out.append(line)
-                        i = j
-                        if (line.lstrip('\t') if strip else line).rstrip('\n') == word:
-                            break
-                heredocs = []
                 continue
-            if s.startswith('<<', i) and not s.startswith('<<<', i):
-                m = HEREDOC_RE.match(s, i)
-                if m:
-                    heredocs.append((m.group(1) == '-', m.group(3)))
-                    out.append(m.group(0))
-                    i = m.end()
-                    at_cmd = in_msg = False
-                    continue
             if s.startswith('$(', i) or s.startswith('${', i):
                 stack.append('cmd' if s[i + 1] == '(' else 'brace')
                 out.append(s[i:i + 2])
