@@ -451,8 +451,9 @@ def scaling(images, initrd, plugin, out, topologies):
         for kind in ('base', 'patched'):
             name = f'{kind}-{nodes}x{cpn}'
             print(f'pcpt: bench scaling: {nodes} nodes x {cpn} CPUs: {kind}', flush=True)
+            ops = ','.join(f'{op}:{SCALE_N[op]}' for op in SCALE_OPS)
             res, phases, metrics, e = pathlen_boot(name, images[kind], initrd, plugin, out, 0,
-                                                   'pcpt.bench_ops=' + ','.join(f'{op}:{SCALE_N[op]}' for op in SCALE_OPS), env)
+                                                   'pcpt.bench_ops=' + ops, env)
             errors += e
             row = {'kernel': kind, 'nodes': nodes, 'cpus': nodes * cpn, 'ops': {},
                    'phases': {}, 'memory': {}}
