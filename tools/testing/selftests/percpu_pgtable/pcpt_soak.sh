@@ -6,9 +6,9 @@
 #
 # Concurrently, until pcpt.soak_cycles module loads are done (in all, on
 # all nodes) and pcpt.soak_seconds have passed:
-#  - a loader per node (the first four: one per ktext_bigN module),
-#    allowed on that node's CPUs only, loads and unloads a large-text
-#    module;
+#  - eight loaders, one per ktext_bigN module, spread over the nodes in
+#    turn and each allowed on its node's CPUs only, load and unload their
+#    large-text module;
 #  - a patcher switches the sched_switch static key, the function tracer
 #    on vfs_read and on ktext_test_mod's function, kprobes on both and
 #    the module's static branch, while a reader per node runs vfs_read;
@@ -24,6 +24,15 @@
 #  - memory hotplug adds the virtio-mem device's blocks (a new top-level
 #    entry of the linear map: the harness places it 8 TiB up), touches them
 #    from a CPU of every node (pcpt_test_mod) and removes them again.
+#
+# The readers, the writers and the migrator rest between bursts (a
+# second per 100 reads, 0.1 s per write of 20,000 increments, 0.2 s per
+# round of moves): on two host CPUs for eight vCPUs, workers that never
+# idle held every other one back.  In 120 s runs (session 23, 4 nodes x
+# 2 CPUs) four loaders without rests made 0.7 module cycles per second,
+# eight with them 1.6, and the readers, the patcher, CPU hotplug and the
+# churn all did more than before; the writers made 6 M increments
+# instead of 47 M, still under migration.
 #
 # Every pcpt.soak_checkpoint seconds (default 30; 0: none) the workers
 # park between two operations and, mid-soak, the checks that need no
@@ -64,7 +73,8 @@ debugfs_mount
 T=/sys/kernel/tracing
 [ -d "$T/events" ] || mount -t tracefs none "$T" 2>/dev/null
 [ -f "$T/kprobe_events" ] || { fail "tracefs with kprobe events needed"; finish; }
-for m in ktext_test_mod pcpw_test_mod ktext_big0 ktext_big1 ktext_big2 ktext_big3; do
+for m in ktext_test_mod pcpw_test_mod ktext_big0 ktext_big1 ktext_big2 ktext_big3 \
+	 ktext_big4 ktext_big5 ktext_big6 ktext_big7; do
 	[ -f "$DIR/test_modules/$m.ko" ] || { fail "$m.ko not built"; finish; }
 	grep -q "^$m " /proc/modules && rmmod $m
 done
@@ -107,8 +117,9 @@ for node in $(online_nodes); do
 	[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] && nodes="$nodes $node"
 done
 nnodes=$(echo $nodes | wc -w)
-nload=$nnodes
-[ $nload -le 4 ] || nload=4
+# As many loaders as modules (ktext_big0..7), spread over the nodes in
+# turn: two per node on four nodes, one on eight.
+nload=8
 per=$(( (cycles + nload - 1) / nload ))
 # CPU -> node, taken while every CPU is online.
 cpumap=
@@ -139,26 +150,27 @@ trap 'cleanup' EXIT
 trap 'cleanup; echo "# FAIL: stopped by SIGTERM/SIGINT (the runner'"'"'s timeout?)"; exit 143' \
 	TERM INT
 
-# Loaders: one per node, on that node's CPUs, each its own module.
-w=0
+# Loaders: each its own module, on one node's CPUs, the nodes in turn.
 loadnames=
-for node in $nodes; do
-	[ $w -lt $nload ] || break
-	cl=$(node_cpulist "$node")
+w=0
+while [ $w -lt $nload ]; do
+	set -- $nodes
+	shift $((w % nnodes))
+	cl=$(node_cpulist "$1")
 	(
 		i=0 err=0
 		while [ $i -lt $per ] || [ "$(date +%s)" -lt $end ]; do
-			park load.$node
+			park load.$w
 			taskset -c "$cl" insmod "$DIR/test_modules/ktext_big$w.ko" ||
 				err=$((err + 1))
 			rmmod ktext_big$w || err=$((err + 1))
 			i=$((i + 1))
 		done
-		echo "$i $err" > $W/load.$node
+		echo "$i $err" > $W/load.$w
 	) &
 	bg="$bg $!"
 	loaders="$loaders $!"
-	loadnames="$loadnames load.$node"
+	loadnames="$loadnames load.$w"
 	w=$((w + 1))
 done
 
@@ -168,7 +180,8 @@ for node in $nodes; do
 	# Idle while the checks run (every worker stopped): a spinning vCPU
 	# slows them (2 host CPUs).
 	rd="n=0; while [ ! -e $stop ]; do [ -e $W/quiet ] && sleep 1;"
-	rd="$rd read -r x < /proc/self/stat; n=\$((n + 1)); done; echo \$n > $W/read.$node"
+	rd="$rd i=0; while [ \$i -lt 100 ]; do read -r x < /proc/self/stat; i=\$((i + 1)); done;"
+	rd="$rd n=\$((n + 100)); sleep 1; done; echo \$n > $W/read.$node"
 	taskset -c "$cl" sh -c "$rd" &
 	bg="$bg $!"
 done
@@ -312,15 +325,16 @@ bg="$bg $!"
 ) &
 bg="$bg $!"
 
-# Counter writers, each counting its writes of 1000 increments, and a
+# Counter writers, each counting its writes of 20,000 increments, and a
 # migrator moving each with its own stride, so they meet and part.
-per_write=1000
+per_write=20000
 writers=
 for k in 1 2; do
 	(
 		n=0
 		while [ ! -e $stop ]; do
 			park inc.$k $n
+			sleep 0.1
 			echo $per_write > $PW/inc && n=$((n + 1))
 		done
 		echo "$n" > $W/inc.$k
@@ -332,6 +346,7 @@ bg="$bg $writers"
 	n=0 r=0
 	while [ ! -e $stop ]; do
 		park moves
+		sleep 0.2
 		k=0
 		r=$((r + 1))
 		on=$(cpulist_expand "$(cat /sys/devices/system/cpu/online)")
@@ -523,14 +538,12 @@ result()
 	r="0 1 0"
 }
 loads=0 lerr=0 reads=
-w=0
+for w in $loadnames; do
+	result $w
+	set -- $r
+	loads=$((loads + $1)) lerr=$((lerr + $2))
+done
 for node in $nodes; do
-	if [ $w -lt $nload ]; then
-		result load.$node
-		set -- $r
-		loads=$((loads + $1)) lerr=$((lerr + $2))
-	fi
-	w=$((w + 1))
 	result read.$node
 	set -- $r
 	[ "$1" -gt 0 ] || fail "the reader of node $node never ran"
@@ -645,6 +658,7 @@ tbl_mis=$(sed -n 's/^mismatches: //p' "$PCPT_DEBUGFS/check" 2>/dev/null)
 cmis=$(sed -n 's/^mismatches: //p' "$TR_DEBUGFS/verify" 2>/dev/null)
 p0=$(echo "$mw_before" | awk '{ print $1 }')
 p1=$(echo "$mw_after" | awk '{ print $1 }')
+echo "# reads of /proc/self/stat per node:$reads"
 echo "# soak: $took s, $loads module cycles, $toggles patching switches, $plugs hotplug cycles," \
 	"$churns percpu churns, $mems memory hotplug cycles, $incs increments (lost: $lost)," \
 	"$cps checkpoints," \
