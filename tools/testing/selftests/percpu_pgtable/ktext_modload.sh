@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Load stress: on one CPU of every node at once, insmod and rmmod a
-# large-text module (each node its own, ktext_big0..3), in total
+# large-text module (each node its own, ktext_big0..7), in total
 # pcpt.ktext_modload_iters times (default 1000).  Module text and rodata
 # are replicated per node (or mapped below the image's private top-level
 # entries when not), so every node's tables must see them.  Each load
@@ -21,7 +21,7 @@ w=0
 for node in $(online_nodes); do
 	cpus=$(cpulist_expand "$(cat /sys/devices/system/node/node$node/cpulist)")
 	[ -n "$cpus" ] || continue
-	workers="$workers $node:$(echo "$cpus" | awk '{ print $NF }'):$((w % 4))"
+	workers="$workers $node:$(echo "$cpus" | awk '{ print $NF }'):$((w % 8))"
 	w=$((w + 1))
 done
 per=$(( (iters + w - 1) / w ))
