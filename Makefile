@@ -90,7 +90,7 @@ CHECK_EXTRA ?= default:4k:percpu_pgtable=off,pcpt.only=$(subst $(space),,$(ONLY_
 	default:4k:maxcpus=2,pcpt.only=ktext_status|ktext_late|ktext_verify|ktext_protect,$(KTEXT_LIGHT):NODES=4:MEMLESS=3 \
 	default:4k:pcpt.only=ktext_writers,pcpt.ktext_direct=all:TCG_THREAD=single \
 	default:4k:$(BAD_INPUT):TAG=bad_input \
-	default:4k:pcpt.only=soak,pcpt.soak_cycles=50,pcpt.soak_seconds=30:TAG=soak-short \
+	default:4k:pcpt.only=soak,pcpt.soak_cycles=50,pcpt.soak_seconds=60:TAG=soak-short \
 	huge:4k:$(KTEXT_LIGHT):CPU=cortex-a57
 # default:4k::KEXEC=1 (kexec into the same kernel) is not in it: under
 # QEMU 7.2 TCG the kexec'd kernel hangs bringing up secondary CPUs, the

@@ -582,6 +582,8 @@ if [ "$cp_every" -gt 0 ]; then
 			"tables, copies, counters, windows, module window, master entries"
 	elif [ $gen -gt 0 ]; then
 		fail "$cp_bad of $gen checkpoints mid-soak failed (above)"
+	elif [ "$secs" -gt "$cp_every" ]; then
+		fail "no checkpoint in a soak of at least $secs s (pcpt.soak_checkpoint=$cp_every)"
 	else
 		echo "# no checkpoint: the soak ended within pcpt.soak_checkpoint=$cp_every s"
 	fi
