@@ -24,6 +24,7 @@ for node in $(online_nodes); do
 	workers="$workers $node:$(echo "$cpus" | awk '{ print $NF }'):$((w % 8))"
 	w=$((w + 1))
 done
+[ $w -gt 0 ] || { fail "no online node with CPUs"; finish; }
 per=$(( (iters + w - 1) / w ))
 for x in $workers; do
 	m=${x##*:}

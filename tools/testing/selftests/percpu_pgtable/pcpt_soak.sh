@@ -107,13 +107,21 @@ park()
 		sleep 1
 	done
 }
-end=$(($(date +%s) + secs))
+# The loaders' least end and the first checkpoint count from here: with
+# pcpt.soak_seconds over pcpt.soak_checkpoint a checkpoint must run.
+origin=$(date +%s)
+end=$((origin + secs))
 nodes=
 for node in $(online_nodes); do
 	[ -n "$(cat /sys/devices/system/node/node$node/cpulist)" ] && nodes="$nodes $node"
 done
 nnodes=$(echo $nodes | wc -w)
-[ "$nnodes" -gt 0 ] || { fail "no online node with CPUs"; finish; }
+[ "$nnodes" -gt 0 ] || {
+	fail "no online node with CPUs"
+	rmmod pcpw_test_mod ktext_test_mod
+	rm -rf $W
+	finish
+}
 # As many loaders as modules (ktext_big0..7), spread over the nodes in
 # turn: two per node on four nodes, one on eight.
 nload=8
@@ -501,7 +509,7 @@ checkpoint()
 }
 
 start=$(date +%s)
-next=$((start + cp_every))
+next=$((origin + cp_every))
 while :; do
 	busy=0
 	for w in $loadnames; do
