@@ -114,9 +114,15 @@ BENCH_ITERS ?= 3
 BENCH_BASE ?= 1
 # The parts of make bench: timing (boots timed, base vs patched), fetch
 # (instruction fetch locality, TCG plugin), pathlen (kernel instructions
-# per operation on five kernels, TCG plugin, PATHLEN_RUNS boots each).
+# per operation on five kernels, TCG plugin, PATHLEN_RUNS boots each;
+# CONFIG=tlbrange: with range TLBIs).
 BENCH ?= all
 PATHLEN_RUNS ?= 3
+# The path-length part's operations, comma-separated, each NAME or NAME:N
+# (N iterations in place of pathlen.c's default); empty: all of them.
+PATHLEN_OPS ?=
+PATHLEN_OPS_ACCEPTED := getppid read1 pipe_rtt fork_exit_wait page_fault open_close \
+	static_key ftrace module new_top_entry
 # make bench's scaling part: one base and one patched boot per topology
 # (NODESxCPUS_PER_NODE), the scale configuration (NR_CPUS=64).
 SCALE_TOPOLOGIES ?= 4x2 4x4 4x8 4x16 2x8 8x2
@@ -142,7 +148,7 @@ TCG_THREAD ?= multi
 ROUNDS ?= 5
 KINDS ?=
 
-CONFIGS_ACCEPTED := default debug swpan huge scale
+CONFIGS_ACCEPTED := default debug swpan huge scale tlbrange
 PAGES_ACCEPTED := 4k 16k 64k 64k52
 
 define accept
@@ -158,6 +164,14 @@ $(eval $(call accept,BROKEN,0 1))
 $(eval $(call accept,FORCE,0 1))
 $(eval $(call accept,BENCH,all timing fetch pathlen scaling))
 $(eval $(call accept,PATHLEN_RUNS,1 2 3 4 5 6 7 8 9 10))
+$(if $(word 2,$(PATHLEN_OPS)),$(error PATHLEN_OPS='$(PATHLEN_OPS)' has spaces; accepted: NAME or NAME:N, comma-separated, no spaces))
+$(foreach o,$(subst $(,), ,$(PATHLEN_OPS)),$(if $(and $(filter $(firstword $(subst :, ,$(o))),$(PATHLEN_OPS_ACCEPTED)),\
+	$(shell echo '$(o)' | grep -Eqx '[a-z_0-9]+(:[1-9][0-9]{0,5}|:1000000)?' && echo ok)),,\
+	$(error PATHLEN_OPS has '$(o)'; accepted: comma-separated NAME or NAME:N, N from 1 to 1000000, NAME one of $(PATHLEN_OPS_ACCEPTED)))\
+	$(if $(filter module:%,$(o)),$(if $(shell [ $(word 2,$(subst :, ,$(o))) -le 900 ] && echo ok),,\
+	$(error PATHLEN_OPS has '$(o)'; accepted for module: N up to 900 (the plugin's 4096 marks hold every initcall and 4N module inits))))\
+	$(if $(filter new_top_entry:%,$(o)),$(if $(shell [ $(word 2,$(subst :, ,$(o))) -le 60 ] && echo ok),,\
+	$(error PATHLEN_OPS has '$(o)'; accepted for new_top_entry: N up to 60 (4N new top-level entries, of about 250 vmalloc slots)))))
 $(eval $(call accept,BENCH_BASE,0 1))
 BENCH_PARTS := $(if $(filter all,$(BENCH)),timing fetch pathlen scaling,$(BENCH))
 $(if $(and $(filter 0,$(BENCH_BASE)),$(filter pathlen scaling,$(BENCH_PARTS))),\
@@ -206,12 +220,14 @@ FRAGS_debug := $(FRAGS_default) pcpt-debug.config
 FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
 FRAGS_huge := $(FRAGS_default) pcpt-huge.config
 FRAGS_scale := $(FRAGS_default) pcpt-scale.config
+FRAGS_tlbrange := $(FRAGS_default) pcpt-tlbrange.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
 TIMEOUT_default ?= 900
 TIMEOUT_debug ?= 3000
 TIMEOUT_swpan ?= 900
 TIMEOUT_huge ?= 900
 TIMEOUT_scale ?= 900
+TIMEOUT_tlbrange ?= 900
 
 LABEL := $(CONFIG)-$(PAGES)
 LOGTAG ?= $(LABEL)
@@ -252,7 +268,7 @@ help:
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    make series-check (SERIES_CHECK=0: not), then check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
-	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); BENCH_BASE=0: patched alone)"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); PATHLEN_OPS=NAME[:N],... (all); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); BENCH_BASE=0: patched alone)"; \
 	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -476,6 +492,7 @@ endif
 	@$(BOOT_ENV) python3 $(S)/bench.py --out $(BENCH_DIR) --iters $(BENCH_ITERS) \
 		--initrd $(BENCH_DIR)/initramfs.cpio --plugin $(BENCH_DIR)/ktext_fetch_plugin.so \
 		--pathlen-plugin $(BENCH_DIR)/pathlen_plugin.so --pathlen-runs $(PATHLEN_RUNS) \
+		$(if $(strip $(PATHLEN_OPS)),--pathlen-ops '$(PATHLEN_OPS)') \
 		--parts $(BENCH_RUN) --scale-topologies "$(SCALE_TOPOLOGIES)" \
 		$(if $(filter 1,$(BENCH_BASE)),--probe-objs $(BENCH_DIR)/mod-base/this_cpu_probe.o \
 		$(BENCH_DIR)/mod-patched/this_cpu_probe.o $(BASE_BLD)/arch/arm64/boot/Image,-) $(IMAGE)

@@ -148,7 +148,16 @@ PATHLEN_KINDS = (
 # initcall) and for the text replica (the switch to the copies, then the
 # copies protected and the module window set up): the second is named
 # with '#2'.
+# Functions that run once, after setup_per_cpu_areas() (start_kernel()'s
+# steps, then kernel_init_freeable()), split what runs up to the first
+# early initcall (the page allocator's start-up, the boot alternatives,
+# ftrace's call sites...), where the off kernel ran 1.6 M more.
+# Not jump_label_init(): setup_arch() calls it first, before the roots.
 BOOT_PHASES = ('kernel_replication_reserve', 'percpu_pgtable_init', 'setup_per_cpu_areas',
+               'smp_prepare_boot_cpu', 'mm_core_init', 'ftrace_init', 'sched_init',
+               'rcu_init', 'init_IRQ',
+               'time_init', 'perf_event_init', 'console_init', 'setup_per_cpu_pageset',
+               'vfs_caches_init', 'kernel_init_freeable',
                'do_one_initcall', 'smp_init', 'setup_system_features', 'setup_user_features',
                'sched_init_smp', 'mark_readonly', 'kernel_replication_init',
                'percpu_pgtable_register_client', 'ptdump_check_wx', 'rcu_end_inkernel_boot')
@@ -353,13 +362,16 @@ def fold_phases(per_kind):
     return rows
 
 
-def pathlen(images, initrd, plugin, out, runs):
+def pathlen(images, initrd, plugin, out, runs, ops=''):
     """Path length per operation for every kind of PATHLEN_KINDS, RUNS
-    boots each (alternating); returns (rows, errors)."""
+    boots each (alternating); OPS: pathlen.c's operations to run
+    (NAME[:N], comma-separated), empty for all; returns (rows, errors)."""
     samples, boot, errors = {}, {}, []
     for run in range(runs):
         for name, which, cmdline, env in PATHLEN_KINDS:
             env = one_node_env() if env == 'one-node' else env
+            if ops:
+                cmdline = (cmdline + ' pcpt.bench_ops=' + ops).strip()
             print(f'pcpt: bench path length run {run + 1}/{runs}: {name}', flush=True)
             res, boot_insns, _, e = pathlen_boot(name, images[which], initrd, plugin, out,
                                                  run, cmdline, env)
@@ -704,6 +716,8 @@ def main():
     ap.add_argument('--plugin', help='ktext_fetch_plugin.so: also measure fetch locality')
     ap.add_argument('--pathlen-plugin', help='pathlen_plugin.so: kernel path length per operation')
     ap.add_argument('--pathlen-runs', type=int, default=3)
+    ap.add_argument('--pathlen-ops', default='',
+                    help="the path-length part's operations, NAME[:N] comma-separated (all)")
     ap.add_argument('--parts', default='timing,fetch,pathlen',
                     help='comma-separated: timing, fetch, pathlen, scaling')
     ap.add_argument('--scale-topologies', default='4x2 4x4 4x8 4x16 2x8 8x2',
@@ -778,7 +792,7 @@ def main():
     plrows, brows = [], []
     if a.pathlen_plugin and 'pathlen' in parts:
         plrows, brows, e = pathlen({'base': a.base, 'patched': a.patched}, a.initrd,
-                                   a.pathlen_plugin, a.out, a.pathlen_runs)
+                                   a.pathlen_plugin, a.out, a.pathlen_runs, a.pathlen_ops)
         errors += e
 
     srows, growth = [], {}

@@ -54,7 +54,7 @@ PCPT_PLUGIN_VERSION;
 
 #define MAX_VCPUS	64
 #define MAX_MARKS	4096
-#define MAX_MARK_VAS	16
+#define MAX_MARK_VAS	32
 #define MAX_IMMS	64
 
 struct snap {
