@@ -106,12 +106,14 @@ static const char *krepl_reason __read_mostly =
 
 /*
  * Set under stop_machine() when every copy is made and the roots point at
- * them; read by kernel_replication_write() under the text patching lock.
- * stop_machine() runs while no CPU holds that lock (the architecture takes
- * it with interrupts off: patch_lock, a raw spinlock, on arm64), so no
- * patch can fall between the copy and the switch.
+ * them; read through kernel_replication_text_active() by the architecture's
+ * text patching primitives under their lock, and by
+ * kernel_replication_prepare().  stop_machine() runs while no CPU holds that
+ * lock (the architecture takes it with interrupts off: patch_lock, a raw
+ * spinlock, on arm64), so no patch can fall between the copy and the switch.
+ * Global only for that inline read; nothing else may write it.
  */
-static bool krepl_active __read_mostly;
+bool krepl_active __read_mostly;
 
 /* The module box and the top-level range that holds it and the image. */
 static unsigned long krepl_box_lo __ro_after_init;
@@ -789,6 +791,8 @@ static __always_inline void krepl_record(void *addr, phys_addr_t pa)
  */
 void kernel_replication_test_watch(void *addr)
 {
+	/* A write that skipped its copies must not find the last record. */
+	krepl_nr_cleaned = 0;
 	WRITE_ONCE(krepl_watch, (unsigned long)addr);
 }
 
@@ -1997,7 +2001,14 @@ void kernel_replication_init(void)
 	 */
 	ret = percpu_pgtable_register_client(&krepl_client);
 	if (ret) {
-		WRITE_ONCE(krepl_active, false);
+		/*
+		 * krepl_prepare() is registration's last step and cannot
+		 * fail: a refused client never had its copies switched on.
+		 * Writing the flag here, outside stop_machine(), could race
+		 * with a patcher that read it (see
+		 * kernel_replication_text_active()).
+		 */
+		WARN_ON_ONCE(READ_ONCE(krepl_active));
 		krepl_reason = "the per-CPU page tables refused the client";
 		pr_warn("%s (%d): one copy only\n", krepl_reason, ret);
 		goto inactive;

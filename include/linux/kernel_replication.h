@@ -13,6 +13,7 @@
 #ifndef _LINUX_KERNEL_REPLICATION_H
 #define _LINUX_KERNEL_REPLICATION_H
 
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/types.h>
@@ -51,6 +52,29 @@ struct kernel_replication_layout {
 };
 
 #ifdef CONFIG_KERNEL_REPLICATION
+
+/*
+ * Private to mm/kernel_replication.c, which alone writes it; global only
+ * for the inline read below, on the text patching fast path.
+ */
+extern bool krepl_active;
+
+/**
+ * kernel_replication_text_active() - whether text writes must reach copies
+ *
+ * The text patching primitives call kernel_replication_prepare() and
+ * kernel_replication_write() only when this is true, so that a kernel
+ * whose replica is off or not yet built (every write of ftrace_init())
+ * pays one load per write, not two calls.  The flag changes only under
+ * stop_machine(), when no CPU holds the text patching lock: read it once
+ * under that lock and use the value for both calls.
+ *
+ * Return: true once every copy is made and the roots map them.
+ */
+static __always_inline bool kernel_replication_text_active(void)
+{
+	return READ_ONCE(krepl_active);
+}
 
 /* Called by the architecture. */
 void __init kernel_replication_reserve_va(void);
@@ -205,6 +229,11 @@ int kernel_replication_test_node(unsigned int cpu);
 #endif
 
 #else /* !CONFIG_KERNEL_REPLICATION */
+
+static __always_inline bool kernel_replication_text_active(void)
+{
+	return false;
+}
 
 static inline void kernel_replication_reserve_va(void)
 {
