@@ -791,8 +791,12 @@ static __always_inline void krepl_record(void *addr, phys_addr_t pa)
  */
 void kernel_replication_test_watch(void *addr)
 {
-	/* A write that skipped its copies must not find the last record. */
-	krepl_nr_cleaned = 0;
+	/*
+	 * A write that skipped its copies must not find the last record:
+	 * start a new one.  Stopping (NULL) keeps it for the checks.
+	 */
+	if (addr)
+		krepl_nr_cleaned = 0;
 	WRITE_ONCE(krepl_watch, (unsigned long)addr);
 }
 
