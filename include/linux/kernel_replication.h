@@ -69,7 +69,8 @@ extern bool krepl_active;
  * stop_machine(), when no CPU holds the text patching lock: read it once
  * under that lock and use the value for both calls.
  *
- * Return: true once every copy is made and the roots map them.
+ * Return: true once every copy is made; the roots are switched to them in
+ * the same stop_machine(), before any patcher can read it.
  */
 static __always_inline bool kernel_replication_text_active(void)
 {
