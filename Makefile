@@ -126,6 +126,9 @@ PATHLEN_OPS_ACCEPTED := getppid read1 pipe_rtt fork_exit_wait page_fault open_cl
 # make bench's scaling part: one base and one patched boot per topology
 # (NODESxCPUS_PER_NODE), the scale configuration (NR_CPUS=64).
 SCALE_TOPOLOGIES ?= 4x2 4x4 4x8 4x16 2x8 8x2
+# Their configuration: scale (NR_CPUS=64) or scalerange (the same with
+# range TLBIs, as distribution kernels have).
+SCALE_CONFIG ?= scale
 # make soak: module load cycles (in all, over every node) and the least
 # seconds each soak boot runs; the debug kernel, ~10x slower, runs fewer.
 SOAK_CYCLES ?= 10000
@@ -148,7 +151,7 @@ TCG_THREAD ?= multi
 ROUNDS ?= 5
 KINDS ?=
 
-CONFIGS_ACCEPTED := default debug swpan huge scale tlbrange
+CONFIGS_ACCEPTED := default debug swpan huge scale scalerange tlbrange
 PAGES_ACCEPTED := 4k 16k 64k 64k52
 
 define accept
@@ -173,10 +176,11 @@ $(foreach o,$(subst $(,), ,$(PATHLEN_OPS)),$(if $(and $(filter $(firstword $(sub
 	$(if $(filter new_top_entry:%,$(o)),$(if $(shell [ $(word 2,$(subst :, ,$(o))) -le 60 ] && echo ok),,\
 	$(error PATHLEN_OPS has '$(o)'; accepted for new_top_entry: N up to 60 (4N new top-level entries, of about 250 vmalloc slots)))))
 $(eval $(call accept,BENCH_BASE,0 1))
+$(eval $(call accept,SCALE_CONFIG,scale scalerange))
 BENCH_PARTS := $(if $(filter all,$(BENCH)),timing fetch pathlen scaling,$(BENCH))
 $(if $(and $(filter 0,$(BENCH_BASE)),$(filter pathlen scaling,$(BENCH_PARTS))),\
 	$(error BENCH_BASE=0 is accepted with BENCH=timing or BENCH=fetch only: pathlen and scaling compare with base))
-# The scaling part runs on the scale configuration (NR_CPUS=64), the
+# The scaling part runs on SCALE_CONFIG (NR_CPUS=64), the
 # others on CONFIG.
 BENCH_MAIN := $(filter-out scaling,$(BENCH_PARTS))
 BENCH_SCALE := $(filter scaling,$(BENCH_PARTS))
@@ -209,9 +213,9 @@ $(foreach v,RUNS ROUNDS REPEAT,$(if $(shell [ "$($(v))" -ge 1 ] 2>/dev/null && [
 	$(error $(v)='$($(v))' is not accepted; use a count from 1 to 1000)))
 # CONFIG_NR_CPUS of each configuration: keep in step with pcpt.config and
 # pcpt-scale.config.
-NR_CPUS := $(if $(filter scale,$(CONFIG)),64,16)
+NR_CPUS := $(if $(filter scale scalerange,$(CONFIG)),64,16)
 ifneq ($(shell [ $$(( $(NODES) * $(CPUS_PER_NODE) )) -le $(NR_CPUS) ] && echo ok),ok)
-$(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=$(NR_CPUS) of CONFIG=$(CONFIG); CONFIG=scale has 64)
+$(error NODES x CPUS_PER_NODE = $(NODES) x $(CPUS_PER_NODE) exceeds NR_CPUS=$(NR_CPUS) of CONFIG=$(CONFIG); CONFIG=scale and scalerange have 64)
 endif
 
 # Fragments of each configuration, applied in order on top of allnoconfig.
@@ -220,6 +224,7 @@ FRAGS_debug := $(FRAGS_default) pcpt-debug.config
 FRAGS_swpan := $(FRAGS_default) pcpt-swpan.config
 FRAGS_huge := $(FRAGS_default) pcpt-huge.config
 FRAGS_scale := $(FRAGS_default) pcpt-scale.config
+FRAGS_scalerange := $(FRAGS_scale) pcpt-tlbrange.config
 FRAGS_tlbrange := $(FRAGS_default) pcpt-tlbrange.config
 # Seconds before a boot counts as hung (TCG; the debug kernel is slow).
 TIMEOUT_default ?= 900
@@ -227,6 +232,7 @@ TIMEOUT_debug ?= 3000
 TIMEOUT_swpan ?= 900
 TIMEOUT_huge ?= 900
 TIMEOUT_scale ?= 900
+TIMEOUT_scalerange ?= 900
 TIMEOUT_tlbrange ?= 900
 
 LABEL := $(CONFIG)-$(PAGES)
@@ -268,7 +274,7 @@ help:
 	echo "make check     build + boot CHECK_CONFIGS ($(CHECK_CONFIGS)), run every test"; \
 	echo "make matrix    make series-check (SERIES_CHECK=0: not), then check the wider MATRIX ($(MATRIX))"; \
 	echo "make soak      SOAK_CONFIGS ($(SOAK_CONFIGS)) on SOAK_NODES=$(SOAK_NODES) nodes: SOAK_CYCLES=$(SOAK_CYCLES) (debug: SOAK_DEBUG_CYCLES=$(SOAK_DEBUG_CYCLES)) module loads with patching, hotplug, percpu churn, counters at once"; \
-	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); PATHLEN_OPS=NAME[:N],... (all); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); BENCH_BASE=0: patched alone)"; \
+	echo "make bench     base vs patched benchmarks, table + JSON + PNG in out/bench/ (BENCH=$(BENCH): all timing fetch pathlen scaling; PATHLEN_RUNS=$(PATHLEN_RUNS); PATHLEN_OPS=NAME[:N],... (all); SCALE_TOPOLOGIES=$(SCALE_TOPOLOGIES); SCALE_CONFIG=$(SCALE_CONFIG): scale scalerange; BENCH_BASE=0: patched alone)"; \
 	echo "make bench-report  the bench results as the README's Markdown tables (BENCH_JSON=files)"; \
 	echo "make repeat    REPEAT=$(REPEAT) boots in a row running the selftests matching TEST=$(TEST)"; \
 	echo "make ftrace-rate  function tracer step's miss rate, base vs patched (RUNS=$(RUNS) boots, ROUNDS=$(ROUNDS))"; \
@@ -280,7 +286,7 @@ help:
 	echo "make kunit     the KUnit suites through tools/testing/kunit/kunit.py (mm/tests/.kunitconfig) on NODES x CPUS_PER_NODE"; \
 	echo "make deps      install the Debian packages and the arm64 busybox"; \
 	echo "options: CONFIG=$(CONFIGS_ACCEPTED)  PAGES=$(PAGES_ACCEPTED)  NODES=1..8"; \
-	echo "         CPUS_PER_NODE=1..16 (NODES x CPUS_PER_NODE: 16 at most, 64 with CONFIG=scale)  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
+	echo "         CPUS_PER_NODE=1..16 (NODES x CPUS_PER_NODE: 16 at most, 64 with CONFIG=scale or scalerange)  NODE_MEM=MiB  VMEM_MB=MiB (0: no virtio-mem)"; \
 	echo "         CPU=$(CPUS_ACCEPTED)  HIBERNATE=1 (swap disk, hibernate, restore)"; \
 	echo "         KEXEC=1 (kexec into the same kernel first)"; \
 	echo "         MEMLESS=N (node N, 1..NODES-1, has CPUs and no memory)"; \
@@ -424,8 +430,9 @@ BASE_BLD := $(OUT)/build-base/$(LABEL)
 KSFT_SRC := $(REPO)/tools/testing/selftests/percpu_pgtable
 # BENCH_RUN: the parts of one run, comma-separated (make bench sets it).
 BENCH_RUN ?= $(subst $(space),$(,),$(BENCH_PARTS))
-# The scaling part has its own directory: make bench CONFIG=scale BENCH=all
-# runs both parts' sub-makes on that configuration.
+# The scaling part has its own directory (SCALE_CONFIG's label and
+# -scaling), so make bench BENCH=all with CONFIG equal to SCALE_CONFIG
+# keeps both parts' results.
 BENCH_DIR := $(OUT)/bench/$(LABEL)$(if $(filter scaling,$(BENCH_RUN)),-scaling)
 base: sync
 	@[ -d $(BASE_TREE) ] || git -C $(TREE) worktree add -q --detach $(BASE_TREE) pcpt-base
@@ -449,7 +456,7 @@ ifneq ($(BENCH_MAIN),)
 	@$(MAKE) --no-print-directory bench-run BENCH_RUN="$(subst $(space),$(,),$(BENCH_MAIN))"
 endif
 ifneq ($(BENCH_SCALE),)
-	@$(MAKE) --no-print-directory bench-run CONFIG=scale BENCH_RUN=scaling
+	@$(MAKE) --no-print-directory bench-run CONFIG=$(SCALE_CONFIG) BENCH_RUN=scaling
 endif
 
 bench-run: build $(if $(filter 1,$(BENCH_BASE)),base)
