@@ -229,7 +229,7 @@ int arch_kernel_replication_split_pmd(pmd_t block, pte_t *ptes)
  * Returns the immediate of its first instruction, which the test patches.
  * Only ever called directly (BL): it has no BTI landing pad.
  */
-int krepl_kunit_fn(void);
+asmlinkage int krepl_kunit_fn(void);
 asm(".pushsection .text, \"ax\"\n"
 	"	.align	2\n"
 	"	.type	krepl_kunit_fn, %function\n"
@@ -239,53 +239,127 @@ asm(".pushsection .text, \"ax\"\n"
 	"	.size	krepl_kunit_fn, . - krepl_kunit_fn\n"
 	"	.popsection\n");
 
+/*
+ * Returns the 64-bit literal just before it, which the test rewrites as
+ * ftrace rewrites the ops pointer before a function.  The load goes
+ * through the image's mapping: each CPU reads its own node's copy.  Only
+ * ever called directly, as krepl_kunit_fn().
+ */
+asmlinkage u64 krepl_kunit_lit_fn(void);
+asm(".pushsection .text, \"ax\"\n"
+	"	.align	3\n"
+	"	.quad	1\n"
+	"	.type	krepl_kunit_lit_fn, %function\n"
+	"krepl_kunit_lit_fn:\n"
+	"	ldr	x0, . - 8\n"
+	"	ret\n"
+	"	.size	krepl_kunit_lit_fn, . - krepl_kunit_lit_fn\n"
+	"	.popsection\n");
+
 struct krepl_kunit_cpu {
-	int ret;
+	u64 ret;
 	phys_addr_t pa;
-	u32 insn;
+	u64 bytes;
 };
+
+/* What the CPUs run and read: the instruction or the literal. */
+struct krepl_kunit_probe {
+	bool literal;
+	struct krepl_kunit_cpu *cpus;
+};
+
+static void *krepl_kunit_addr(bool literal)
+{
+	return literal ? (void *)krepl_kunit_lit_fn - sizeof(u64) : (void *)krepl_kunit_fn;
+}
 
 /* On each CPU: run the function, and read what its own table maps it to. */
 static void krepl_kunit_run(void *data)
 {
-	struct krepl_kunit_cpu *c = (struct krepl_kunit_cpu *)data + smp_processor_id();
+	struct krepl_kunit_probe *p = data;
+	struct krepl_kunit_cpu *c = &p->cpus[smp_processor_id()];
+	void *addr = krepl_kunit_addr(p->literal);
 	u64 par;
 
-	c->ret = krepl_kunit_fn();
-	asm volatile("at s1e1r, %0" : : "r" (krepl_kunit_fn));
+	c->ret = p->literal ? krepl_kunit_lit_fn() : krepl_kunit_fn();
+	asm volatile("at s1e1r, %0" : : "r" (addr));
 	isb();
 	par = read_sysreg_par();
 	c->pa = 0;
 	if (par & SYS_PAR_EL1_F)
 		return;
-	c->pa = (par & SYS_PAR_EL1_PA) | offset_in_page(krepl_kunit_fn);
-	/* The copy's linear alias: the bytes, not what fetch saw. */
-	c->insn = le32_to_cpu(*(__le32 *)phys_to_virt(c->pa));
+	c->pa = (par & SYS_PAR_EL1_PA) | offset_in_page(addr);
+	/* The copy's linear alias: the bytes, not what fetch or load saw. */
+	if (p->literal)
+		c->bytes = le64_to_cpu(*(__le64 *)phys_to_virt(c->pa));
+	else
+		c->bytes = le32_to_cpu(*(__le32 *)phys_to_virt(c->pa));
 }
 
 /*
- * Patch kernel text to MOVZ W0, #2 and back to #1: every CPU must run the
- * new instruction from its own node's copy (found by AT S1E1R, not from
- * the bookkeeping), which must hold it, and that copy and the master's
- * must be among those arch_kernel_replication_poke() was called for.
+ * After one write of @bytes: every CPU must get @ret from its own node's
+ * copy (found by AT S1E1R, not from the bookkeeping), which must hold
+ * @bytes, and that copy and the master's must be among the @copies
+ * arch_kernel_replication_poke() was called for.
  */
-static void krepl_test_patch_every_copy(struct kunit *test)
+static void krepl_kunit_check(struct kunit *test, struct krepl_kunit_probe *p,
+			      unsigned int copies, u64 ret, u64 bytes)
 {
-	phys_addr_t master = __pa_symbol(krepl_kunit_fn);
-	struct krepl_kunit_cpu *c;
-	unsigned int cpu, copies;
-	int imm;
+	phys_addr_t master = __pa_symbol(krepl_kunit_addr(p->literal));
+	struct krepl_kunit_cpu *c = p->cpus;
+	unsigned int cpu;
 
-	/*
-	 * At boot KUnit runs before the switch (ktext_maint.sh runs this
-	 * again through debugfs): then only the master may be written and
-	 * every CPU runs it.  No skip: KUnit never reruns a skipped case.
-	 */
-	copies = kernel_replication_test_copies();
+	KUNIT_EXPECT_EQ(test, kernel_replication_test_nr_maintained(), copies);
+	if (copies)
+		KUNIT_EXPECT_TRUE_MSG(test, kernel_replication_test_maintained(master),
+				      "master %pa not maintained", &master);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		int want = kernel_replication_test_node(cpu);
+
+		smp_call_function_single(cpu, krepl_kunit_run, p, 1);
+		KUNIT_EXPECT_EQ_MSG(test, c[cpu].ret, ret, "cpu%u got the old value", cpu);
+		/* No assertion: it would leave with the hotplug lock held. */
+		KUNIT_EXPECT_NE_MSG(test, c[cpu].pa, 0, "cpu%u: text not mapped", cpu);
+		if (!c[cpu].pa)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, page_to_nid(phys_to_page(c[cpu].pa)), want,
+				    "cpu%u runs %pa", cpu, &c[cpu].pa);
+		KUNIT_EXPECT_EQ_MSG(test, c[cpu].bytes, bytes, "cpu%u's copy %pa",
+				    cpu, &c[cpu].pa);
+		if (copies)
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      kernel_replication_test_maintained(c[cpu].pa),
+					      "cpu%u's copy %pa not maintained", cpu,
+					      &c[cpu].pa);
+	}
+	cpus_read_unlock();
+}
+
+/*
+ * How many copies a write reaches now.  At boot KUnit runs before the
+ * switch (ktext_maint.sh runs the suite again through debugfs): then only
+ * the master may be written and every CPU runs it.  No skip: KUnit never
+ * reruns a skipped case.
+ */
+static unsigned int krepl_kunit_copies(struct kunit *test)
+{
+	unsigned int copies = kernel_replication_test_copies();
+
 	/* ktext_maint.sh compares it with the status: a stale result shows. */
 	kunit_info(test, "copies written: %u", copies);
-	c = kunit_kcalloc(test, nr_cpu_ids, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
+	return copies;
+}
+
+/* Patch kernel text to MOVZ W0, #2 and back to #1. */
+static void krepl_test_patch_every_copy(struct kunit *test)
+{
+	struct krepl_kunit_probe p = { .literal = false };
+	unsigned int copies = krepl_kunit_copies(test);
+	int imm;
+
+	p.cpus = kunit_kcalloc(test, nr_cpu_ids, sizeof(*p.cpus), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p.cpus);
 	for (imm = 2; imm >= 1; imm--) {
 		u32 insn = 0x52800000 | (imm << 5);	/* MOVZ W0, #imm */
 
@@ -293,31 +367,30 @@ static void krepl_test_patch_every_copy(struct kunit *test)
 		KUNIT_ASSERT_EQ(test,
 				aarch64_insn_patch_text_nosync(krepl_kunit_fn, insn), 0);
 		kernel_replication_test_watch(NULL);
-		KUNIT_EXPECT_EQ(test, kernel_replication_test_nr_maintained(), copies);
-		if (copies)
-			KUNIT_EXPECT_TRUE_MSG(test, kernel_replication_test_maintained(master),
-					      "master %pa not maintained", &master);
-		cpus_read_lock();
-		for_each_online_cpu(cpu) {
-			int want = kernel_replication_test_node(cpu);
+		krepl_kunit_check(test, &p, copies, imm, insn);
+	}
+}
 
-			smp_call_function_single(cpu, krepl_kunit_run, c, 1);
-			KUNIT_EXPECT_EQ_MSG(test, c[cpu].ret, imm, "cpu%u ran the old text", cpu);
-			/* No assertion: it would leave with the hotplug lock held. */
-			KUNIT_EXPECT_NE_MSG(test, c[cpu].pa, 0, "cpu%u: text not mapped", cpu);
-			if (!c[cpu].pa)
-				continue;
-			KUNIT_EXPECT_EQ_MSG(test, page_to_nid(phys_to_page(c[cpu].pa)), want,
-					    "cpu%u runs %pa", cpu, &c[cpu].pa);
-			KUNIT_EXPECT_EQ_MSG(test, c[cpu].insn, insn, "cpu%u's copy %pa",
-					    cpu, &c[cpu].pa);
-			if (copies)
-				KUNIT_EXPECT_TRUE_MSG(test,
-						      kernel_replication_test_maintained(c[cpu].pa),
-						      "cpu%u's copy %pa not maintained", cpu,
-						      &c[cpu].pa);
-		}
-		cpus_read_unlock();
+/*
+ * Rewrite a 64-bit literal in kernel text, as ftrace rewrites a
+ * function's ops pointer, and put it back: aarch64_insn_write_literal_u64()
+ * has its own path to the copies.
+ */
+static void krepl_test_patch_literal(struct kunit *test)
+{
+	static const u64 vals[] = { 0x0123456789abcdefULL, 1 };
+	struct krepl_kunit_probe p = { .literal = true };
+	unsigned int copies = krepl_kunit_copies(test);
+	void *lit = krepl_kunit_addr(true);
+	unsigned int i;
+
+	p.cpus = kunit_kcalloc(test, nr_cpu_ids, sizeof(*p.cpus), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p.cpus);
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		kernel_replication_test_watch(lit);
+		KUNIT_ASSERT_EQ(test, aarch64_insn_write_literal_u64(lit, vals[i]), 0);
+		kernel_replication_test_watch(NULL);
+		krepl_kunit_check(test, &p, copies, vals[i], vals[i]);
 	}
 }
 
@@ -470,6 +543,7 @@ static struct kunit_case krepl_arch_test_cases[] = {
 	KUNIT_CASE(krepl_test_move_pte),
 	KUNIT_CASE(krepl_test_move_pmd),
 	KUNIT_CASE(krepl_test_patch_every_copy),
+	KUNIT_CASE(krepl_test_patch_literal),
 	{}
 };
 

@@ -45,9 +45,10 @@ active=$(tr_active && echo active || echo inactive)
 want=0
 [ "$active" = active ] &&
 	want=$(grep -Ec '^node [0-9]+: .* (copy|master)$' "$TR_DEBUGFS/status")
-got=$(echo "$res" | sed -n 's/.*copies written: \([0-9]*\).*/\1/p' | tail -1)
-[ "$got" = "$want" ] ||
-	fail "the patching case wrote ${got:-no} copies, the status has $want"
+# One count per patching case (instruction and literal).
+got=$(echo "$res" | sed -n 's/.*copies written: \([0-9]*\).*/\1/p' | tr '\n' ' ')
+[ "$got" = "$want $want " ] ||
+	fail "the patching cases wrote ${got:-no} copies, the status has $want"
 if [ "$active" = active ]; then
 	echo "$res" | grep -q "box: [1-9][0-9]* shared granules checked" ||
 		fail "the box case did not run, with replication active"
@@ -66,9 +67,10 @@ if echo "$res" | grep -q "not ok\|# SKIP"; then
 	fail "a kernel_replication suite did not pass ($active)"
 elif ! echo "$res" | grep -Eq "^ *ok [0-9]+ krepl_test_module_rw_refused"; then
 	fail "no result from suite kernel_replication"
-elif echo "$res" | grep -Eq "^ *ok [0-9]+ krepl_test_patch_every_copy"; then
+elif echo "$res" | grep -Eq "^ *ok [0-9]+ krepl_test_patch_every_copy" &&
+     echo "$res" | grep -Eq "^ *ok [0-9]+ krepl_test_patch_literal"; then
 	if [ "$active" = active ]; then
-		pass "every copy written, cleaned and run from its node"
+		pass "every copy written, cleaned and run from its node (instruction, literal)"
 	else
 		pass "inactive: the master written, every CPU runs it"
 	fi
