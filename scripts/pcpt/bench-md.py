@@ -140,8 +140,8 @@ def scaling(rows, growth):
           'kernel instructions of all CPUs, patched (ratio to base; TLBIs per operation in '
           'brackets), and memory:\n')
     print('| CPUs | nodes | ' + ' | '.join(ops) + ' | ' + ' | '.join(p[1] for p in ph) +
-          ' | root | copy per node | PageTables, MemFree vs base |')
-    print('|---' * (2 + len(ops) + len(ph) + 3) + '|')
+          ' | root | window tables | copy per node | PageTables, MemFree vs base |')
+    print('|---' * (2 + len(ops) + len(ph) + 4) + '|')
     for (cpus, nodes), k in sorted(by.items()):
         p, b = k.get('patched'), k.get('base')
         if not p or not b:
@@ -156,6 +156,8 @@ def scaling(rows, growth):
             cells.append(f'{x / 1e6:.2f}M' + (f' ({x / y:.2f})' if y else '') if x else '-')
         pm, bm = p['memory'], b['memory']
         cells.append(f"{pm.get('pcpt_table_bytes_per_cpu', 0) / 1024:.0f} KiB")
+        w = pm.get('pcpw_table_bytes_per_cpu')
+        cells.append(f'{w / 1024:.0f} KiB' if w is not None else '-')
         cells.append(f"{pm.get('ktext_copy_bytes', 0) / 2**20:.1f} MiB")
         cells.append(f"{pm.get('page_tables', 0) - bm.get('page_tables', 0):+.0f} / "
                      f"{pm.get('mem_free', 0) - bm.get('mem_free', 0):+.0f} kB")

@@ -46,6 +46,72 @@ if grep -q 'pcpt.bench_fetch=1' /proc/cmdline; then
 	exit 0
 fi
 
+# The this_cpu window's page tables of one CPU, in bytes: every table
+# below the window's top-level entry, from cpu0's dump (what the tables
+# hold, not the window's bookkeeping).  ptdump reports every entry of a
+# table that exists, empty ones as gap lines at that table's level, so a
+# line at level L shows a table of level L and one of each level above it
+# up to the entry.  Window tables are never freed: an emptied one still
+# shows.  Every CPU maps its unit of every chunk at the same place, so
+# each has as many.  Not counted: the window's mm_struct and its PGD,
+# which holds only the entry the root copies.  Nothing without the
+# window, or without ptdump (the dump is then the root's entries only).
+window_table_bytes()
+{
+	st=/sys/kernel/debug/percpu_pgtable/status
+	dump=/sys/kernel/debug/percpu_pgtable/tables/cpu0
+	kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps 2>/dev/null)
+	range=$(sed -n 's/^client this_cpu_window: \(0x[0-9a-f]*\)-\(0x[0-9a-f]*\)$/\1 \2/p' "$st" 2>/dev/null)
+	[ -n "$kib" ] && [ -n "$range" ] && [ -r "$dump" ] || return 0
+	# Addresses are 0x and 16 hex digits: they compare as strings, and
+	# their low 12 digits (48 bits) are exact in awk's doubles.
+	awk -v range="$range" -v page=$((kib * 1024)) '
+	function low(a,   i, v) {
+		v = 0
+		for (i = 7; i <= 18; i++)
+			v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
+		return v
+	}
+	BEGIN {
+		split(range, r, " ")
+		wlo = r[1]; whi = r[2]
+		size = low(whi) - low(wlo)
+		if (size <= 0)
+			size += 2 ^ 48
+		# What a table of each level spans (8-byte entries).
+		fan = page / 8
+		span["PTE"] = page * fan
+		span["PMD"] = span["PTE"] * fan
+		span["PUD"] = span["PMD"] * fan
+		span["P4D"] = span["PUD"] * fan
+	}
+	/^0x/ && ($3 in span) {
+		start = substr($1, 1, 18); end = substr($1, 20, 18)
+		if (start < wlo || start >= whi)
+			next
+		s = low(start) - low(wlo); e = low(end) - low(wlo)
+		if (s < 0)
+			s += 2 ^ 48
+		if (e <= 0 || e > size)
+			e = size
+		for (sp = span[$3] < size ? span[$3] : size; ; sp *= fan) {
+			if (sp > size)
+				sp = size
+			for (b = int(s / sp); b <= int((e - 1) / sp); b++)
+				seen[sp " " b] = 1
+			if (sp == size)
+				break
+		}
+	}
+	END {
+		n = 0
+		for (k in seen)
+			n++
+		if (n)
+			print n * page
+	}' "$dump"
+}
+
 # Memory each node uses, the text replica's copy, the per-CPU roots,
 # kernel page tables made with a constructor (the window's, the module
 # window's node copies) and what the kernel keeps for itself.
@@ -71,6 +137,8 @@ memory()
 	else
 		result pcpt_table_bytes_per_cpu 0 B info
 	fi
+	bytes=$(window_table_bytes)
+	[ -z "$bytes" ] || result pcpw_table_bytes_per_cpu "$bytes" B info
 
 	# Memory: what the kernel keeps for itself after boot.
 	kb=$(awk '/MemTotal/ { t = $2 } /MemFree/ { f = $2 } END { print t - f }' /proc/meminfo)
