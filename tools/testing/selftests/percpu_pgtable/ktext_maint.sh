@@ -6,7 +6,8 @@
 # invalidation is missing would still run the new instruction here: the
 # KUnit suite kernel_replication_arch checks the record the core keeps of
 # each copy made visible to instruction fetch, as well as every CPU
-# running the new instruction from its own node's copy.  At boot KUnit
+# running the new instruction, or loading the new literal, from its own
+# node's copy.  At boot KUnit
 # runs before the switch to the copies (the suite then checks the master
 # alone); this runs it again through KUnit's debugfs, with the core's
 # suite kernel_replication, whose module window case needs the window.
@@ -47,7 +48,8 @@ want=0
 	want=$(grep -Ec '^node [0-9]+: .* (copy|master)$' "$TR_DEBUGFS/status")
 # One count per patching case (instruction and literal).
 got=$(echo "$res" | sed -n 's/.*copies written: \([0-9]*\).*/\1/p' | tr '\n' ' ')
-[ "$got" = "$want $want " ] ||
+got=${got% }
+[ "$got" = "$want $want" ] ||
 	fail "the patching cases wrote ${got:-no} copies, the status has $want"
 if [ "$active" = active ]; then
 	echo "$res" | grep -q "box: [1-9][0-9]* shared granules checked" ||
