@@ -24,6 +24,7 @@ OPS = (('getppid', 'cpu', 'getppid'),
        ('page_fault', 'cpu', 'mmap + touch + munmap (a page fault)'),
        ('open_close', 'cpu', 'open + close'),
        ('static_key', 'all', 'static key on + off (`sched_switch`)'),
+       ('module_key', 'all', 'static key on + off (one site in a module)'),
        ('ftrace', 'all', 'function tracer on + off (`vfs_read`)'),
        ('module', 'all', 'module load + unload (256 KiB of text)'),
        ('new_top_entry', 'cpu', '`vmalloc()` + `vfree()` creating a top-level entry'))

@@ -17,7 +17,8 @@
  *   OTHER_CPU     the pipe round trip's other end
  *   MODULE        a .ko loaded and unloaded by the module operation
  *   BENCH_MODULE  pcpt_bench_mod.ko, loaded (loops=0) after the first
- *                 mark for the new top-level entry operation
+ *                 mark for the new top-level entry and module_key
+ *                 operations
  *   OPS           the operations to run (default: all), each NAME or
  *                 NAME:N to run it with N in place of its default
  */
@@ -139,6 +140,12 @@ static void op_static_key(void)
 	write_file(TRACEFS "/events/sched/sched_switch/enable", "0");
 }
 
+/* A key with one site in the bench module's text, on and off. */
+static void op_module_key(void)
+{
+	write_file("/sys/kernel/debug/pcpt_bench_key", "1");
+}
+
 /* The function tracer on one function (set up before), on and off. */
 static void op_ftrace(void)
 {
@@ -190,6 +197,7 @@ static const struct op {
 	{ "page_fault", op_fault, 4000 },
 	{ "open_close", op_open, 4000 },
 	{ "static_key", op_static_key, 500 },
+	{ "module_key", op_module_key, 2000 },
 	{ "ftrace", op_ftrace, 100 },
 	{ "module", op_module, 200 },
 	{ "new_top_entry", op_new_top, 16 },

@@ -7,9 +7,11 @@
  *  - the cost of a vmalloc()/vfree() pair whose allocation needs a new
  *    kernel top-level page table entry, the write the per-CPU kernel page
  *    tables fan out to every CPU's copy;
- *  - with loops=0, only the module's debugfs file vmalloc_new_top, each
- *    write of which makes one such pair in the next empty slot, for the
- *    path-length bench (the module stays loaded then).
+ *  - with loops=0, only the module's debugfs files, for the path-length
+ *    bench (the module stays loaded then): vmalloc_new_top, each write of
+ *    which makes one such pair in the next empty slot, and
+ *    pcpt_bench_key, each write of which turns a static key with one
+ *    site in this module's text on and off again.
  *
  * vfree() does not free page tables, so a top-level entry, once written,
  * stays: every "new" iteration therefore allocates in a different
@@ -29,6 +31,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/pgtable.h>
@@ -123,6 +126,50 @@ static const struct file_operations new_top_fops = {
 	.write = new_top_write,
 };
 
+/*
+ * A key whose one site is in this module's text: with replication, every
+ * node's copy of that text is written at each toggle, as for any module.
+ * Beside the debugfs write and this mutex, a toggle is jump_label_update()
+ * and its kick_all_cpus_sync(), where the tracepoint key of the
+ * static_key operation adds tracepoint registration and its RCU grace
+ * periods, whose length moves between boots.  The check below sees only
+ * the copy the writing CPU runs: a node copy left unpatched would show
+ * in the kernel_replication_arch KUnit suite, not here.
+ */
+static DEFINE_STATIC_KEY_FALSE(pcpt_bench_key);
+static unsigned long pcpt_bench_key_hits;
+static DEFINE_MUTEX(key_lock);
+static struct dentry *key_file;
+
+static noinline void pcpt_bench_key_site(void)
+{
+	if (static_branch_unlikely(&pcpt_bench_key))
+		pcpt_bench_key_hits++;
+}
+
+/* Each write: the key on and off; the site must have run both ways. */
+static ssize_t key_write(struct file *file, const char __user *buf,
+			 size_t count, loff_t *ppos)
+{
+	unsigned long hits;
+	int ret = count;
+
+	mutex_lock(&key_lock);
+	hits = pcpt_bench_key_hits;
+	static_branch_enable(&pcpt_bench_key);
+	pcpt_bench_key_site();
+	static_branch_disable(&pcpt_bench_key);
+	pcpt_bench_key_site();
+	if (pcpt_bench_key_hits != hits + 1)
+		ret = -EIO;
+	mutex_unlock(&key_lock);
+	return ret;
+}
+
+static const struct file_operations key_fops = {
+	.write = key_write,
+};
+
 static DEFINE_PER_CPU(u64, pcpt_bench_counter);
 
 /*
@@ -174,6 +221,7 @@ static int __init pcpt_bench_init(void)
 		vmalloc_range = fn;
 		new_top_file = debugfs_create_file("vmalloc_new_top", 0200, NULL, NULL,
 						   &new_top_fops);
+		key_file = debugfs_create_file("pcpt_bench_key", 0200, NULL, NULL, &key_fops);
 		return 0;
 	}
 
@@ -221,8 +269,9 @@ module_init(pcpt_bench_init);
 
 static void __exit pcpt_bench_exit(void)
 {
+	debugfs_remove(key_file);
 	debugfs_remove(new_top_file);
 }
 module_exit(pcpt_bench_exit);
-MODULE_DESCRIPTION("vmalloc/vfree cost of a new kernel top-level entry");
+MODULE_DESCRIPTION("vmalloc/vfree cost of a new kernel top-level entry, a static key toggle");
 MODULE_LICENSE("GPL");
