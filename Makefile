@@ -122,7 +122,7 @@ PATHLEN_RUNS ?= 3
 # (N iterations in place of pathlen.c's default); empty: all of them.
 PATHLEN_OPS ?=
 PATHLEN_OPS_ACCEPTED := getppid read1 pipe_rtt fork_exit_wait page_fault open_close \
-	static_key module_key ftrace module new_top_entry
+	static_key module_key ftrace module new_top_entry top_entry_clear
 # make bench's scaling part: one base and one patched boot per topology
 # (NODESxCPUS_PER_NODE), the scale configuration (NR_CPUS=64).
 SCALE_TOPOLOGIES ?= 4x2 4x4 4x8 4x16 2x8 8x2

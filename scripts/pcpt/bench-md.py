@@ -27,7 +27,9 @@ OPS = (('getppid', 'cpu', 'getppid'),
        ('module_key', 'all', 'static key on + off (one site in a module)'),
        ('ftrace', 'all', 'function tracer on + off (`vfs_read`)'),
        ('module', 'all', 'module load + unload (256 KiB of text)'),
-       ('new_top_entry', 'cpu', '`vmalloc()` + `vfree()` creating a top-level entry'))
+       ('new_top_entry', 'cpu', '`vmalloc()` + `vfree()` creating a top-level entry'),
+       ('top_entry_clear', 'cpu', 'a top-level entry made and cleared (vmemmap, as memory '
+        'hot-add and hot-remove)'))
 KERNELS = ('base', 'patched', 'patched_off', 'base_1node', 'patched_1node')
 HEAD = ('base', 'patched', '`percpu_pgtable=off`', 'base, 1 node', 'patched, 1 node')
 
@@ -132,7 +134,9 @@ def scaling(rows, growth):
     by = {}
     for r in rows:
         by.setdefault((r['cpus'], r['nodes']), {})[r['kernel']] = r
-    ops = ('new_top_entry', 'module', 'static_key')
+    # The operations the rows have: older runs toggled the tracepoint's key.
+    ops = [op for op in ('new_top_entry', 'top_entry_clear', 'module', 'module_key',
+                         'static_key') if any(op in r['ops'] for r in rows)]
     ph = (('early', 'boot to percpu'), ('kernel_replication_init', 'text tables'),
           ('percpu_pgtable_register_client#2', 'text switch'), ('ptdump_check_wx', 'W^X check'),
           ('total', 'boot'))

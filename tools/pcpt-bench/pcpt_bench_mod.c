@@ -9,9 +9,10 @@
  *    tables fan out to every CPU's copy;
  *  - with loops=0, only the module's debugfs files, for the path-length
  *    bench (the module stays loaded then): vmalloc_new_top, each write of
- *    which makes one such pair in the next empty slot, and
- *    pcpt_bench_key, each write of which turns a static key with one
- *    site in this module's text on and off again.
+ *    which makes one such pair in the next empty slot; vmemmap_top,
+ *    each write of which makes a top-level entry and clears it again
+ *    (4K pages only); and pcpt_bench_key, each write of which turns a
+ *    static key with one site in this module's text on and off again.
  *
  * vfree() does not free page tables, so a top-level entry, once written,
  * stays: every "new" iteration therefore allocates in a different
@@ -22,8 +23,17 @@
  * the slots just used, so the difference between the two is the cost of
  * the top-level write and the tables below it.
  *
- * __vmalloc_node_range() is not exported; its address comes from a
- * kprobe registration, which resolves symbol names for modules.  Nor is
+ * A top-level entry is only ever cleared by memory hot-remove:
+ * vmemmap_top does what hot-add and hot-remove do to the vmemmap, with
+ * vmemmap_populate() and vmemmap_free() for one page in a top-level slot
+ * that is empty, under mem_hotplug_begin().  vmemmap_free() frees the
+ * emptied tables up to the root, so every write uses the same slot.  With
+ * 16K and 64K pages the whole vmemmap lies in one top-level slot, which
+ * the boot memory's struct pages already use: the write fails (-ENOSPC).
+ *
+ * __vmalloc_node_range() and the hotplug functions are not exported;
+ * their addresses come from a kprobe registration, which resolves symbol
+ * names for modules.  Nor is
  * init_mm: the root is read from TTBR1, which holds swapper_pg_dir or,
  * with per-CPU tables, a copy identical in every shared entry.
  */
@@ -170,6 +180,72 @@ static const struct file_operations key_fops = {
 	.write = key_write,
 };
 
+struct vmem_altmap;
+static int (*vmemmap_populate_fn)(unsigned long start, unsigned long end, int node,
+				  struct vmem_altmap *altmap);
+static void (*vmemmap_free_fn)(unsigned long start, unsigned long end,
+			       struct vmem_altmap *altmap);
+static void (*mem_hotplug_begin_fn)(void);
+static void (*mem_hotplug_done_fn)(void);
+static struct dentry *vmemmap_file;
+
+static bool root_entry_none(unsigned long addr)
+{
+	pgd_t *root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, PAGE_SHIFT));
+
+	return !pgd_val(READ_ONCE(root[pgd_index(addr)]));
+}
+
+/*
+ * Each write: a top-level entry of the vmemmap made and cleared.  The
+ * entry must be in this CPU's root in between and gone from it after.
+ */
+static ssize_t vmemmap_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	unsigned long addr;
+	int ret;
+
+	mem_hotplug_begin_fn();
+	for (addr = ALIGN(VMEMMAP_START, SLOT_SIZE);
+	     addr && addr + SLOT_SIZE <= VMEMMAP_END; addr += SLOT_SIZE)
+		if (root_entry_none(addr))
+			break;
+	if (!addr || addr + SLOT_SIZE > VMEMMAP_END) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = vmemmap_populate_fn(addr, addr + PAGE_SIZE, numa_node_id(), NULL);
+	if (ret)
+		goto out;
+	WRITE_ONCE(*(char *)addr, 1);	/* the mapping must really work */
+	ret = root_entry_none(addr) ? -EIO : count;
+	vmemmap_free_fn(addr, addr + PAGE_SIZE, NULL);
+	if (!root_entry_none(addr))
+		ret = -EIO;
+out:
+	mem_hotplug_done_fn();
+	return ret;
+}
+
+static const struct file_operations vmemmap_fops = {
+	.write = vmemmap_write,
+};
+
+/* The address of a function that is not exported, or 0. */
+static unsigned long lookup_fn(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	int ret = register_kprobe(&kp);
+
+	if (ret) {
+		pr_err("cannot resolve %s: %d\n", name, ret);
+		return 0;
+	}
+	unregister_kprobe(&kp);
+	return (unsigned long)kp.addr;
+}
+
 static DEFINE_PER_CPU(u64, pcpt_bench_counter);
 
 /*
@@ -198,7 +274,6 @@ static void this_cpu_loops(unsigned long n)
 
 static int __init pcpt_bench_init(void)
 {
-	struct kprobe kp = { .symbol_name = "__vmalloc_node_range_noprof" };
 	unsigned long addr, *slots;
 	u64 *fresh, *again;
 	unsigned int n = 0, i;
@@ -210,17 +285,22 @@ static int __init pcpt_bench_init(void)
 		pr_err("iters=%u: accepted 1 to 256\n", iters);
 		return -EINVAL;
 	}
-	ret = register_kprobe(&kp);
-	if (ret) {
-		pr_err("cannot resolve %s: %d\n", kp.symbol_name, ret);
-		return ret;
-	}
-	fn = (vmalloc_range_fn)kp.addr;
-	unregister_kprobe(&kp);
+	fn = (vmalloc_range_fn)lookup_fn("__vmalloc_node_range_noprof");
+	if (!fn)
+		return -ENOENT;
 	if (!loops) {
 		vmalloc_range = fn;
+		vmemmap_populate_fn = (void *)lookup_fn("vmemmap_populate");
+		vmemmap_free_fn = (void *)lookup_fn("vmemmap_free");
+		mem_hotplug_begin_fn = (void *)lookup_fn("mem_hotplug_begin");
+		mem_hotplug_done_fn = (void *)lookup_fn("mem_hotplug_done");
+		if (!vmemmap_populate_fn || !vmemmap_free_fn || !mem_hotplug_begin_fn ||
+		    !mem_hotplug_done_fn)
+			return -ENOENT;
 		new_top_file = debugfs_create_file("vmalloc_new_top", 0200, NULL, NULL,
 						   &new_top_fops);
+		vmemmap_file = debugfs_create_file("vmemmap_top", 0200, NULL, NULL,
+						   &vmemmap_fops);
 		key_file = debugfs_create_file("pcpt_bench_key", 0200, NULL, NULL, &key_fops);
 		return 0;
 	}
@@ -270,8 +350,9 @@ module_init(pcpt_bench_init);
 static void __exit pcpt_bench_exit(void)
 {
 	debugfs_remove(key_file);
+	debugfs_remove(vmemmap_file);
 	debugfs_remove(new_top_file);
 }
 module_exit(pcpt_bench_exit);
-MODULE_DESCRIPTION("vmalloc/vfree cost of a new kernel top-level entry, a static key toggle");
+MODULE_DESCRIPTION("Cost of a kernel top-level entry made (and cleared), a static key toggle");
 MODULE_LICENSE("GPL");
