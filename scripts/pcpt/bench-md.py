@@ -145,8 +145,9 @@ def scaling(rows, growth):
           'kernel instructions of all CPUs, patched (ratio to base; TLBIs per operation in '
           'brackets), and memory:\n')
     print('| CPUs | nodes | ' + ' | '.join(ops) + ' | ' + ' | '.join(p[1] for p in ph) +
-          ' | root | window tables | copy per node | PageTables, MemFree vs base |')
-    print('|---' * (2 + len(ops) + len(ph) + 4) + '|')
+          ' | root | window tables | copy per node | text tables, all nodes | '
+          'PageTables, MemFree vs base |')
+    print('|---' * (2 + len(ops) + len(ph) + 5) + '|')
     for (cpus, nodes), k in sorted(by.items()):
         p, b = k.get('patched'), k.get('base')
         if not p or not b:
@@ -164,6 +165,8 @@ def scaling(rows, growth):
         w = pm.get('pcpw_table_bytes_per_cpu')
         cells.append(f'{w / 1024:.0f} KiB' if w is not None else '-')
         cells.append(f"{pm.get('ktext_copy_bytes', 0) / 2**20:.1f} MiB")
+        t = pm.get('ktext_table_bytes')
+        cells.append(f'{t / 1024:.0f} KiB' if t is not None else '-')
         cells.append(f"{pm.get('page_tables', 0) - bm.get('page_tables', 0):+.0f} / "
                      f"{pm.get('mem_free', 0) - bm.get('mem_free', 0):+.0f} kB")
         print(f'| {cpus} | {nodes} | ' + ' | '.join(cells) + ' |')

@@ -427,7 +427,7 @@ SCALE_PHASES = (('early', 'boot to percpu'),
                 ('ptdump_check_wx', 'W^X check'),
                 ('total', 'boot'))
 SCALE_MEM = ('pcpt_table_bytes_per_cpu', 'pcpw_table_bytes_per_cpu', 'ktext_copy_bytes',
-             'page_tables', 'mem_free')
+             'ktext_table_bytes', 'page_tables', 'mem_free')
 # Phases only the patched kernel has: they cost base nothing.
 SCALE_PATCHED_ONLY = {'kernel_replication_init', 'percpu_pgtable_register_client#2'}
 EARLY = ('start', 'kernel_replication_reserve', 'percpu_pgtable_init')
@@ -556,15 +556,16 @@ def scaling_print(rows, out):
                 cells.append(f'{cell:>22}')
             print(f'{cpus:5} {nodes:5}  {kind:8}' + ''.join(cells))
     print('memory after the workload: bytes of one CPU\'s root and of its window\'s tables '
-          '(patched), of one node\'s copy of text and rodata (patched), more kB in PageTables '
-          'and less kB free than base')
+          '(patched), of one node\'s copy of text and rodata and of all nodes\' text and '
+          'module window tables (patched), more kB in PageTables and less kB free than base')
     print(f"{'CPUs':>5} {'nodes':>5}  {'root B':>10}{'window B':>10}{'copy B':>12}"
-          f"{'tables kB':>11}{'free kB':>10}")
+          f"{'text tbl B':>11}{'tables kB':>11}{'free kB':>10}")
     for (cpus, nodes), k in sorted(by.items()):
         p, b = k.get('patched', {}).get('memory', {}), k.get('base', {}).get('memory', {})
         print(f"{cpus:5} {nodes:5}  {p.get('pcpt_table_bytes_per_cpu', 0):10.0f}"
               f"{p.get('pcpw_table_bytes_per_cpu', 0):10.0f}"
               f"{p.get('ktext_copy_bytes', 0):12.0f}"
+              f"{p.get('ktext_table_bytes', 0):11.0f}"
               f"{p.get('page_tables', 0) - b.get('page_tables', 0):11.0f}"
               f"{b.get('mem_free', 0) - p.get('mem_free', 0):10.0f}")
     # Growth per CPU at the node count with the most topologies.

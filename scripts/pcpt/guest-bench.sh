@@ -124,8 +124,16 @@ memory()
 	tr=/sys/kernel/debug/kernel_replication/status
 	if [ -r $tr ] && grep -q '^active: yes' $tr; then
 		result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
+		# The node tables of text, rodata and the module window, all
+		# nodes: what PageTables holds beyond the window's tables (the
+		# PTE tables have a constructor; the few above them do not).
+		kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps 2>/dev/null)
+		pages=$(sed -n 's/^table pages: //p' $tr)
+		[ -z "$kib" ] || [ -z "$pages" ] ||
+			result ktext_table_bytes $((pages * kib * 1024)) B info
 	else
 		result ktext_copy_bytes 0 B info
+		result ktext_table_bytes 0 B info
 	fi
 
 	# Per-CPU kernel page tables: memory per CPU (0 when the kernel has none).
@@ -137,7 +145,13 @@ memory()
 	else
 		result pcpt_table_bytes_per_cpu 0 B info
 	fi
-	bytes=$(window_table_bytes)
+	# Base has no window (0, as the timing part compares every figure
+	# with base); a patched kernel without ptdump reports none.
+	if [ -r "$st" ]; then
+		bytes=$(window_table_bytes)
+	else
+		bytes=0
+	fi
 	[ -z "$bytes" ] || result pcpw_table_bytes_per_cpu "$bytes" B info
 
 	# Memory: what the kernel keeps for itself after boot.
