@@ -124,9 +124,10 @@ memory()
 	tr=/sys/kernel/debug/kernel_replication/status
 	if [ -r $tr ] && grep -q '^active: yes' $tr; then
 		result ktext_copy_bytes "$(sed -n 's/^size: //p' $tr)" B info
-		# The node tables of text, rodata and the module window, all
-		# nodes: what PageTables holds beyond the window's tables (the
-		# PTE tables have a constructor; the few above them do not).
+		# The tables the replica copied for the nodes with a copy of
+		# their own (text, rodata, the module window; not the nodes'
+		# PGDs): PageTables holds the PTE tables copied with a
+		# constructor among them, not the others.
 		kib=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps 2>/dev/null)
 		pages=$(sed -n 's/^table pages: //p' $tr)
 		[ -z "$kib" ] || [ -z "$pages" ] ||

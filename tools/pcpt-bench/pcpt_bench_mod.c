@@ -27,9 +27,12 @@
  * vmemmap_top does what hot-add and hot-remove do to the vmemmap, with
  * vmemmap_populate() and vmemmap_free() for one page in a top-level slot
  * that is empty, under mem_hotplug_begin().  vmemmap_free() frees the
- * emptied tables up to the root, so every write uses the same slot.  With
- * 16K and 64K pages the whole vmemmap lies in one top-level slot, which
- * the boot memory's struct pages already use: the write fails (-ENOSPC).
+ * emptied tables up to the root, so every write uses the same slot.  One
+ * page of struct pages is less than a section's, so this takes the base
+ * page path (a PTE table and a page) where hot-add of a section maps PMD
+ * blocks with 4K pages; the top-level write is the same.  With 64K pages
+ * the whole vmemmap lies in one top-level slot, which the boot memory's
+ * struct pages already use: the write fails (-ENOSPC).
  *
  * __vmalloc_node_range() and the hotplug functions are not exported;
  * their addresses come from a kprobe registration, which resolves symbol
@@ -55,7 +58,7 @@ module_param(iters, uint, 0444);
 MODULE_PARM_DESC(iters, "vmalloc/vfree pairs per measurement, one empty top-level slot each (1-256)");
 static bool loops = true;
 module_param(loops, bool, 0444);
-MODULE_PARM_DESC(loops, "time the loops at load (default); 0: only the vmalloc_new_top file");
+MODULE_PARM_DESC(loops, "time the loops at load (default); 0: only the debugfs files");
 
 typedef void *(*vmalloc_range_fn)(unsigned long size, unsigned long align,
 				  unsigned long start, unsigned long end,
@@ -100,7 +103,7 @@ static unsigned long empty_slot(unsigned long addr)
 	pgd_t *root = phys_to_virt(read_sysreg(ttbr1_el1) & GENMASK_ULL(47, PAGE_SHIFT));
 
 	for (addr = max(addr, ALIGN(VMALLOC_START, SLOT_SIZE));
-	     addr && addr + SLOT_SIZE <= VMALLOC_END; addr += SLOT_SIZE)
+	     addr && addr <= VMALLOC_END - SLOT_SIZE; addr += SLOT_SIZE)
 		if (!pgd_val(READ_ONCE(root[pgd_index(addr)])))
 			return addr;
 	return 0;
@@ -207,17 +210,21 @@ static ssize_t vmemmap_write(struct file *file, const char __user *buf,
 	int ret;
 
 	mem_hotplug_begin_fn();
+	/* ALIGN() wraps to 0 when the vmemmap lies inside the top slot. */
 	for (addr = ALIGN(VMEMMAP_START, SLOT_SIZE);
-	     addr && addr + SLOT_SIZE <= VMEMMAP_END; addr += SLOT_SIZE)
+	     addr && addr <= VMEMMAP_END - SLOT_SIZE; addr += SLOT_SIZE)
 		if (root_entry_none(addr))
 			break;
-	if (!addr || addr + SLOT_SIZE > VMEMMAP_END) {
+	if (!addr || addr > VMEMMAP_END - SLOT_SIZE) {
 		ret = -ENOSPC;
 		goto out;
 	}
 	ret = vmemmap_populate_fn(addr, addr + PAGE_SIZE, numa_node_id(), NULL);
-	if (ret)
+	if (ret) {
+		/* It may have failed below a root entry it wrote: undo it. */
+		vmemmap_free_fn(addr, addr + PAGE_SIZE, NULL);
 		goto out;
+	}
 	WRITE_ONCE(*(char *)addr, 1);	/* the mapping must really work */
 	ret = root_entry_none(addr) ? -EIO : count;
 	vmemmap_free_fn(addr, addr + PAGE_SIZE, NULL);
